@@ -1,0 +1,163 @@
+"""The game-neutral interface every game engine offers the arena.
+
+The server, tables, storage and web know games only through this module: a
+new game plugs in by registering a :class:`GameSpec` in ``arena.games`` and
+never touches the server.
+
+Rules for engines (the "sans-IO" discipline):
+
+* No asyncio, sockets, clock, logging set-up or module-level ``random``.
+  Chance comes from an injected ``random.Random`` or from explicit deck
+  orders, so a match replays exactly from (decks, actions).
+* Actions and legal lists are in wire form (protocol.md §3): plain strings,
+  lists, ``None`` -- exactly what a bot sends and receives.
+* Forced decisions are applied by the engine itself and announced as events;
+  ``current_seat`` only ever names a seat with a real choice.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Protocol, runtime_checkable
+
+Action = Any  # wire form: str | list[str] | None | dict
+Wire = dict[str, Any]
+
+
+class GameError(Exception):
+    """Base of every error an engine raises."""
+
+
+class IllegalActionError(GameError):
+    """A bot's answer is not one of the legal actions.
+
+    The message says why in terms a bot author can act on, e.g.
+    "must follow suit: you hold a heart (8H, KH)".
+    """
+
+
+class NotYourTurnError(GameError):
+    """An action was applied for a seat that is not to move, or after the end."""
+
+
+class RuleConfigError(GameError):
+    """A rules dictionary names an unknown option or an invalid value."""
+
+
+@runtime_checkable
+class GameEvent(Protocol):
+    """Something that happened in a match.
+
+    One object per happening; how it looks depends on who looks:
+
+    * ``for_seat(seat)``: the ``event`` payload sent to that seat (with its
+      ``kind``), or ``None`` if that seat may not see it at all. Public events
+      return the *same* dict object for every seat so the server can encode
+      it once.
+    * ``for_public()``: what a spectator of a live match may see (no hidden
+      cards), or ``None``.
+    * ``for_record()``: everything, for the stored log; replaying the
+      recorded actions against the recorded decks reproduces the match.
+    """
+
+    kind: str
+
+    def for_seat(self, seat: int) -> Wire | None: ...
+
+    def for_public(self) -> Wire | None: ...
+
+    def for_record(self) -> Wire: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DealInfo:
+    """A chance step the server must commit to (protocol.md §5).
+
+    Carried by the engine's ``deal`` event (kind ``"deal"``, visible to no
+    seat). The server turns it into a ``commit`` event, sent to every seat
+    before any event of that hand, and reveals it at match end.
+    """
+
+    round: int
+    hand: int
+    deck: tuple[str, ...]
+
+
+@runtime_checkable
+class GameEngine(Protocol):
+    """One match of one game, as a state machine stepped by ``apply``."""
+
+    game: ClassVar[str]
+    n_seats: int
+    rules: Wire  # the effective rule options, as sent in match_start.rules
+
+    def start(self) -> list[GameEvent]:
+        """Run the opening chance steps up to the first real decision."""
+        ...
+
+    @property
+    def finished(self) -> bool: ...
+
+    @property
+    def current_seat(self) -> int | None:
+        """The seat that must act now, or None when the match is over."""
+        ...
+
+    @property
+    def phase(self) -> str | None:
+        """The name of the pending decision (``decide``, ``play``...)."""
+        ...
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal answer for the current seat, in protocol order."""
+        ...
+
+    def check_action(self, action: Action) -> Action:
+        """Return the canonical form of a legal ``action`` or raise
+        :class:`IllegalActionError` with a reason (does not change state)."""
+        ...
+
+    def apply(self, action: Action) -> list[GameEvent]:
+        """Apply a legal action for ``current_seat``; return what happened,
+        up to and including everything until the next real decision."""
+        ...
+
+    def default_action(self) -> Action:
+        """The action applied when the current seat runs out of time."""
+        ...
+
+    def observation(self, seat: int) -> Wire:
+        """The ``state`` object for ``seat`` (only what that seat may know)."""
+        ...
+
+    def result(self) -> Wire:
+        """The ``result`` object of ``match_end`` (only when finished)."""
+        ...
+
+    def deals(self) -> list[DealInfo]:
+        """Every deal so far, in order (for the reveal at match end)."""
+        ...
+
+
+# A house bot has the same shape as an SDK bot function: it sees only what a
+# remote bot sees and returns a wire action.
+HouseBot = Callable[[str, list[Action], Wire], Action]
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """How the arena creates matches and house bots of one game."""
+
+    name: str
+    n_seats: int
+    # new_match(rules, rng, decks): ``rng`` is used for shuffles only, one per
+    # deal, so the same seed gives the same sequence of decks whatever the
+    # players do (duplicate tournaments rely on this). ``decks``, if given,
+    # supplies explicit deck orders (wire card strings) used before ``rng``;
+    # a replay passes the recorded decks and re-applies the recorded actions.
+    new_match: Callable[[Wire | None, random.Random | None, list[list[str]] | None], GameEngine]
+    house_bots: dict[str, Callable[[random.Random], HouseBot]]
+    default_house_bot: str
+    description: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)

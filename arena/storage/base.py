@@ -1,0 +1,219 @@
+"""The storage interface: everything the arena keeps across restarts.
+
+Tables, matches, tournaments and the web know storage only through
+:class:`Store`. SQLite (``arena.storage.sqlite``) is the embedded default; a
+PostgreSQL backend shared by several nodes implements the same class.
+
+Methods are synchronous and each is one transaction; the server calls them
+from a single writer thread (``arena.storage.writer``) so the event loop never
+waits on disk. Values stored as JSON are plain wire dicts.
+
+Crash-safety contract: a match is ``finished`` only once ``finish_match``
+has committed its result together with its faults and latencies; on start-up
+``abort_unfinished`` marks every ``running`` match ``aborted``. Aborted
+matches never count in standings.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+Wire = dict[str, Any]
+
+
+class StorageError(Exception):
+    """Base of storage errors."""
+
+
+class NotFoundError(StorageError, LookupError):
+    """The requested bot, match or tournament does not exist."""
+
+
+class AlreadyExistsError(StorageError):
+    """A bot or tournament with that name / id exists already."""
+
+
+class MatchStatus(str, enum.Enum):
+    RUNNING = "running"
+    FINISHED = "finished"
+    ABORTED = "aborted"
+
+
+class TournamentStatus(str, enum.Enum):
+    PENDING = "pending"
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class BotRecord:
+    name: str
+    token_hash: str | None  # None for bots admitted in open mode / house bots
+    created_at: float
+    owner: str | None = None
+    kind: str = "remote"  # "remote" | "house" | "local" (started by the arena)
+    removed: bool = False
+
+
+@dataclass(frozen=True)
+class SeatFaults:
+    timeouts: int = 0
+    illegal: int = 0
+    disconnects: int = 0
+    autopilot: bool = False
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    id: str
+    game: str
+    players: list[str]  # bot name per seat
+    rules: Wire
+    limits: Wire
+    status: MatchStatus
+    started_at: float
+    finished_at: float | None = None
+    tournament_id: str | None = None
+    result: Wire | None = None  # protocol.md §6 ``result``
+    reveal: list[Wire] | None = None  # protocol.md §6 ``reveal``
+    faults: list[SeatFaults] | None = None  # per seat
+    latency_ms: list[list[float]] | None = None  # per seat, every decision
+    abort_reason: str | None = None
+    seed: str | None = None  # how the decks were generated, for duplicates
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    seq: int  # 0, 1, 2, ... within the match
+    at: float  # wall-clock seconds
+    data: Wire  # the event's ``for_record()`` form, or an action record
+
+
+@dataclass(frozen=True)
+class TournamentRecord:
+    id: str
+    name: str
+    game: str
+    config: Wire  # the parsed TOML config
+    status: TournamentStatus
+    created_at: float
+    finished_at: float | None = None
+
+
+@dataclass(frozen=True)
+class ScheduledMatch:
+    """One slot of a tournament's schedule."""
+
+    tournament_id: str
+    slot: int  # 0-based position in the schedule
+    players: list[str]  # bot name per seat
+    seed: str  # deck seed (same for all duplicate rotations of a table)
+    match_id: str | None = None  # set once a match for this slot finished
+    attempts: int = 0
+    extra: Wire = field(default_factory=dict)
+
+
+class Store(abc.ABC):
+    """Everything the arena persists."""
+
+    # -- lifecycle --------------------------------------------------------
+    @abc.abstractmethod
+    def close(self) -> None: ...
+
+    # -- bots -------------------------------------------------------------
+    @abc.abstractmethod
+    def add_bot(self, name: str, token_hash: str | None, *, owner: str | None = None,
+                kind: str = "remote") -> BotRecord:
+        """Create a bot; raises AlreadyExistsError if the name is taken."""
+
+    @abc.abstractmethod
+    def ensure_bot(self, name: str, *, kind: str = "remote") -> BotRecord:
+        """Return the bot, creating it without a token if missing (open mode,
+        house and local bots)."""
+
+    @abc.abstractmethod
+    def get_bot(self, name: str) -> BotRecord | None: ...
+
+    @abc.abstractmethod
+    def find_bot_by_token_hash(self, token_hash: str) -> BotRecord | None: ...
+
+    @abc.abstractmethod
+    def set_token_hash(self, name: str, token_hash: str) -> None:
+        """Rotate a bot's token; raises NotFoundError."""
+
+    @abc.abstractmethod
+    def remove_bot(self, name: str) -> None:
+        """Mark removed (its matches stay); raises NotFoundError."""
+
+    @abc.abstractmethod
+    def list_bots(self) -> list[BotRecord]: ...
+
+    # -- matches ----------------------------------------------------------
+    @abc.abstractmethod
+    def create_match(self, record: MatchRecord) -> None:
+        """Insert a match in status ``running``."""
+
+    @abc.abstractmethod
+    def append_events(self, match_id: str, events: list[StoredEvent]) -> None:
+        """Append to the match's log (append-only; seq must continue)."""
+
+    @abc.abstractmethod
+    def finish_match(self, match_id: str, *, result: Wire, reveal: list[Wire],
+                     faults: list[SeatFaults], latency_ms: list[list[float]],
+                     finished_at: float) -> None:
+        """Mark finished, atomically with everything that makes it count."""
+
+    @abc.abstractmethod
+    def abort_match(self, match_id: str, reason: str, *,
+                    faults: list[SeatFaults] | None = None) -> None: ...
+
+    @abc.abstractmethod
+    def abort_unfinished(self, reason: str = "server restarted") -> list[str]:
+        """Mark every running match aborted; return their ids (start-up)."""
+
+    @abc.abstractmethod
+    def get_match(self, match_id: str) -> MatchRecord:
+        """Raises NotFoundError."""
+
+    @abc.abstractmethod
+    def get_events(self, match_id: str, after_seq: int = -1) -> list[StoredEvent]: ...
+
+    @abc.abstractmethod
+    def list_matches(self, *, bot: str | None = None, tournament_id: str | None = None,
+                     status: MatchStatus | None = None, limit: int = 50,
+                     offset: int = 0) -> list[MatchRecord]:
+        """Newest first. Records here may omit ``reveal`` and ``latency_ms``."""
+
+    @abc.abstractmethod
+    def count_matches(self, *, bot: str | None = None, tournament_id: str | None = None,
+                      status: MatchStatus | None = None) -> int: ...
+
+    # -- tournaments --------------------------------------------------------
+    @abc.abstractmethod
+    def create_tournament(self, record: TournamentRecord,
+                          schedule: list[ScheduledMatch]) -> None:
+        """Insert a tournament and its whole schedule in one transaction."""
+
+    @abc.abstractmethod
+    def get_tournament(self, tournament_id: str) -> TournamentRecord: ...
+
+    @abc.abstractmethod
+    def list_tournaments(self) -> list[TournamentRecord]: ...
+
+    @abc.abstractmethod
+    def set_tournament_status(self, tournament_id: str, status: TournamentStatus) -> None: ...
+
+    @abc.abstractmethod
+    def get_schedule(self, tournament_id: str) -> list[ScheduledMatch]: ...
+
+    @abc.abstractmethod
+    def complete_slot(self, tournament_id: str, slot: int, match_id: str) -> None:
+        """Record the finished match of a slot (after finish_match)."""
+
+    @abc.abstractmethod
+    def note_attempt(self, tournament_id: str, slot: int) -> None:
+        """Count a started attempt of a slot (interrupted ones are replayed)."""
