@@ -1,0 +1,119 @@
+"""The lobby: connected bots that hold no seat, and how they get one.
+
+Two ways out of the lobby:
+
+* matchmaking (``arena serve``): as soon as a full table's worth of bots is
+  waiting, they are seated at random; once somebody has waited
+  ``house_wait_s``, the empty seats are filled with house bots, so a single
+  bot can always get a game;
+* claiming (``arena match``, tournaments): a caller waits for an idle
+  connection of one named bot. Bots that a tournament reserves are never
+  taken by matchmaking.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Callable
+
+import structlog
+
+if TYPE_CHECKING:
+    from arena.server.connection import BotConnection
+
+log = structlog.get_logger("arena.lobby")
+
+
+class ClaimTimeoutError(TimeoutError):
+    """A named bot did not connect (or stayed busy) in time."""
+
+
+class Lobby:
+    def __init__(self, *, seats: int, matchmaking: bool, house_wait_s: float | None,
+                 start_table: Callable[[list["BotConnection"], int], None]) -> None:
+        self.seats = seats
+        self.matchmaking = matchmaking
+        self.house_wait_s = house_wait_s
+        self._start_table = start_table  # (bots, house seats to add)
+        self._idle: dict[int, BotConnection] = {}  # insertion order = waiting order
+        self._since: dict[int, float] = {}
+        self._changed = asyncio.Condition()
+        self._house_timer: asyncio.TimerHandle | None = None
+        self.reserved: set[str] = set()
+
+    def __len__(self) -> int:
+        return len(self._idle)
+
+    def idle_bots(self) -> list[str]:
+        return [conn.bot or "?" for conn in self._idle.values()]
+
+    def add(self, conn: "BotConnection") -> None:
+        if conn.closed or conn.id in self._idle:
+            return
+        self._idle[conn.id] = conn
+        self._since[conn.id] = time.monotonic()
+        self._notify()
+        self._matchmake()
+
+    def remove(self, conn: "BotConnection") -> None:
+        self._idle.pop(conn.id, None)
+        self._since.pop(conn.id, None)
+
+    async def claim(self, bot: str, timeout_s: float) -> "BotConnection":
+        """Take an idle connection of ``bot`` out of the lobby."""
+        deadline = time.monotonic() + timeout_s
+        async with self._changed:
+            while True:
+                for conn in self._idle.values():
+                    if conn.bot == bot and not conn.closed:
+                        self.remove(conn)
+                        return conn
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ClaimTimeoutError(f"bot {bot!r} did not connect within {timeout_s:g} s")
+                try:
+                    await asyncio.wait_for(self._changed.wait(), left)
+                except TimeoutError:
+                    pass
+
+    def _notify(self) -> None:
+        async def wake() -> None:
+            async with self._changed:
+                self._changed.notify_all()
+
+        asyncio.get_running_loop().create_task(wake())
+
+    def _candidates(self) -> list["BotConnection"]:
+        return [c for c in self._idle.values() if not c.closed and c.bot not in self.reserved]
+
+    def _matchmake(self) -> None:
+        if not self.matchmaking:
+            return
+        candidates = self._candidates()
+        while len(candidates) >= self.seats:
+            group, candidates = candidates[: self.seats], candidates[self.seats:]
+            for conn in group:
+                self.remove(conn)
+            self._start_table(group, 0)
+        self._arm_house_timer()
+
+    def _arm_house_timer(self) -> None:
+        if self._house_timer is not None or self.house_wait_s is None or not self._candidates():
+            return
+        oldest = min(self._since[c.id] for c in self._candidates())
+        delay = max(0.0, oldest + self.house_wait_s - time.monotonic())
+        self._house_timer = asyncio.get_running_loop().call_later(delay, self._fill_with_house)
+
+    def _fill_with_house(self) -> None:
+        self._house_timer = None
+        candidates = self._candidates()
+        now = time.monotonic()
+        if candidates and self.house_wait_s is not None and \
+                now - self._since[candidates[0].id] >= self.house_wait_s - 1e-3:
+            group = candidates[: self.seats]
+            for conn in group:
+                self.remove(conn)
+            log.info("house_fill", bots=[c.bot for c in group], house=self.seats - len(group))
+            self._start_table(group, self.seats - len(group))
+        self._arm_house_timer()

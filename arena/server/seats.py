@@ -1,0 +1,71 @@
+"""Who sits where at a table, and what each seat has done wrong."""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import statistics
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from arena.games.base import Action, HouseBot
+from arena.storage.base import SeatFaults
+
+if TYPE_CHECKING:
+    from arena.server.connection import BotConnection
+
+
+class SeatKind(str, enum.Enum):
+    REMOTE = "remote"  # a bot connected over TCP (local subprocesses too)
+    HOUSE = "house"  # an in-process house bot
+
+
+class AutopilotReason(str, enum.Enum):
+    DISCONNECTED = "disconnected"
+    TIMEOUTS = "timeouts"
+
+
+@dataclass
+class Seat:
+    index: int
+    name: str
+    kind: SeatKind
+    house: HouseBot  # plays house seats, and remote seats on autopilot
+    token_hash: str | None = None
+    conn: "BotConnection | None" = None
+    autopilot: AutopilotReason | None = None
+    bank_ms: float = 0.0
+    consecutive_timeouts: int = 0
+    timeouts: int = 0
+    illegal: int = 0
+    disconnects: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+    issued: set[int] = field(default_factory=set)  # request ids sent here
+
+    @property
+    def asks_remote(self) -> bool:
+        """Whether this seat's decisions go to a connected bot."""
+        return (self.kind is SeatKind.REMOTE and self.autopilot is None
+                and self.conn is not None and not self.conn.closed)
+
+    def faults(self) -> SeatFaults:
+        return SeatFaults(timeouts=self.timeouts, illegal=self.illegal,
+                          disconnects=self.disconnects, autopilot=self.autopilot is not None)
+
+    def median_latency_ms(self) -> float | None:
+        return statistics.median(self.latencies_ms) if self.latencies_ms else None
+
+
+@dataclass
+class PendingRequest:
+    """A request sent to a seat and not yet settled."""
+
+    id: int
+    seat: int
+    phase: str
+    legal: list[Action]
+    wire: dict[str, Any]
+    sent_at: float  # loop time
+    deadline_s: float
+    future: "asyncio.Future[tuple[Action, str]]"
+    timer: asyncio.TimerHandle | None = None

@@ -1,0 +1,450 @@
+"""A table runs one match: it asks seats for decisions and forwards events.
+
+Game-neutral: everything about the game comes from the engine
+(``arena.games.base.GameEngine``). Data flows one way: bot answers arrive via
+:meth:`Table.answer`, the engine turns actions into events, and the table
+sends each event to the seats that may see it, to storage (its full record)
+and to the live hub (its public form).
+
+Time: each request's deadline is ``decision_ms`` plus what is left of the
+seat's bank; time beyond ``decision_ms`` is taken from the bank. At the
+deadline the engine's default action is applied and every seat gets a
+``timeout`` event. Disconnects and repeated timeouts put the seat on
+autopilot (its house bot) for the rest of the match; a bot that reconnects
+with the same token gets the seat back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+import structlog
+
+from arena.games.base import Action, GameEngine, GameEvent, GameSpec, IllegalActionError
+from arena.server.seats import AutopilotReason, PendingRequest, Seat, SeatKind
+from arena.storage.base import MatchRecord, MatchStatus, StoredEvent
+from protocol.codec import Encoding, encode
+from protocol.deals import commitment, new_salt
+from protocol.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from arena.metrics import Metrics
+    from arena.server.connection import BotConnection
+    from arena.storage.writer import StoreWriter
+    from arena.web.live import LiveHub
+
+log = structlog.get_logger("arena.table")
+
+
+class ServerEvent:
+    """An event the server adds (commit, timeout, autopilot): public."""
+
+    __slots__ = ("kind", "payload")
+
+    def __init__(self, kind: str, **fields: Any) -> None:
+        self.kind = kind
+        self.payload = {"kind": kind, **fields}
+
+    def for_seat(self, seat: int) -> dict[str, Any]:
+        return self.payload
+
+    def for_public(self) -> dict[str, Any]:
+        return self.payload
+
+    def for_record(self) -> dict[str, Any]:
+        return self.payload
+
+
+@dataclass(frozen=True)
+class Limits:
+    decision_ms: int
+    bank_ms: int
+    timeouts_before_autopilot: int = 3
+
+    def to_wire(self) -> dict[str, int]:
+        return {"decision_ms": self.decision_ms, "bank_ms": self.bank_ms}
+
+
+class Table:
+    def __init__(self, *, match_id: str, spec: GameSpec, engine: GameEngine, seats: list[Seat],
+                 limits: Limits, writer: "StoreWriter", hub: "LiveHub | None" = None,
+                 metrics: "Metrics | None" = None, tournament_id: str | None = None,
+                 seed: str | None = None,
+                 on_seat_released: Callable[["BotConnection"], None] | None = None) -> None:
+        self.match_id = match_id
+        self.spec = spec
+        self.engine = engine
+        self.seats = seats
+        self.limits = limits
+        self.writer = writer
+        self.hub = hub
+        self.metrics = metrics
+        self.tournament_id = tournament_id
+        self.seed = seed
+        self._on_seat_released = on_seat_released
+        self._seq = 0
+        self._records: list[StoredEvent] = []
+        self._next_id = 1
+        self._pending: PendingRequest | None = None
+        self._salts: dict[tuple[int, int], str] = {}
+        self._out: list[list[bytes]] = [[] for _ in seats]
+        self.finished = asyncio.Event()
+        self.result: dict[str, Any] | None = None
+        self.aborted: str | None = None
+        self.log = log.bind(match=match_id)
+        for seat in seats:
+            seat.bank_ms = float(limits.bank_ms)
+            if seat.conn is not None:
+                seat.conn.seated = self
+
+    # -- public -------------------------------------------------------------
+    @property
+    def players(self) -> list[str]:
+        return [seat.name for seat in self.seats]
+
+    async def run(self) -> dict[str, Any]:
+        """Play the match to its end; return the result (protocol §6)."""
+        started = time.time()
+        await self.writer.create_match(MatchRecord(
+            id=self.match_id, game=self.spec.name, players=self.players, rules=self.engine.rules,
+            limits=self.limits.to_wire(), status=MatchStatus.RUNNING, started_at=started,
+            tournament_id=self.tournament_id, seed=self.seed))
+        if self.metrics is not None:
+            self.metrics.tables_running += 1
+        if self.hub is not None:
+            self.hub.match_started(self.match_id, {
+                "game": self.spec.name, "players": self.players,
+                "tournament_id": self.tournament_id, "started_at": started})
+        self.log.info("match_started", players=self.players)
+        try:
+            for seat in self.seats:
+                self._send_match_start(seat)
+            self._emit(self.engine.start())
+            await self._play()
+            return await self._finish()
+        except asyncio.CancelledError:
+            await self._abort("server shutting down")
+            raise
+        except Exception as exc:
+            self.log.exception("match_crashed")
+            await self._abort(f"internal error: {type(exc).__name__}: {exc}")
+            raise
+        finally:
+            if self.metrics is not None:
+                self.metrics.tables_running -= 1
+            self._release_seats()
+            self.finished.set()
+
+    def answer(self, conn: "BotConnection", match: str, request_id: int, action: Action) -> None:
+        """A bot's ``action`` message for this table."""
+        seat = self._seat_of(conn)
+        if seat is None:
+            conn.send_error(ErrorCode.UNKNOWN_REQUEST,
+                            f"this connection holds no seat in match {match!r}", request_id)
+            return
+        pending = self._pending
+        if pending is None or pending.id != request_id or pending.seat != seat.index:
+            if request_id in seat.issued:
+                self._error(conn, ErrorCode.LATE,
+                            f"request {request_id} is already settled; answer ignored", request_id)
+            else:
+                self._error(conn, ErrorCode.UNKNOWN_REQUEST,
+                            f"request {request_id} was never sent to seat {seat.index}", request_id)
+            return
+        try:
+            canonical = self.engine.check_action(action)
+        except IllegalActionError as exc:
+            seat.illegal += 1
+            if self.metrics is not None:
+                self.metrics.illegal()
+            self._error(conn, ErrorCode.ILLEGAL_ACTION,
+                        f"{exc}; answer again before the deadline", request_id)
+            return
+        loop = asyncio.get_running_loop()
+        elapsed_ms = (loop.time() - pending.sent_at) * 1000.0
+        seat.latencies_ms.append(round(elapsed_ms, 3))
+        self._charge_bank(seat, elapsed_ms)
+        seat.consecutive_timeouts = 0
+        self._settle(pending, canonical, "bot")
+
+    def seat_disconnected(self, conn: "BotConnection") -> None:
+        seat = self._seat_of(conn)
+        if seat is None or self.finished.is_set():
+            return
+        seat.conn = None
+        seat.disconnects += 1
+        self.log.info("seat_disconnected", seat=seat.index, bot=seat.name)
+        if seat.autopilot is None:
+            self._start_autopilot(seat, AutopilotReason.DISCONNECTED)
+
+    def reattach(self, conn: "BotConnection") -> bool:
+        """Give a reconnecting bot its seat back (same token, seat unattended)."""
+        if self.finished.is_set() or conn.identity is None:
+            return False
+        for seat in self.seats:
+            if (seat.kind is SeatKind.REMOTE and seat.token_hash == conn.identity.token_hash
+                    and (seat.conn is None or seat.conn.closed)
+                    and seat.autopilot is not AutopilotReason.TIMEOUTS):
+                seat.conn = conn
+                seat.autopilot = None
+                conn.seated = self
+                self.log.info("seat_reattached", seat=seat.index, bot=seat.name)
+                self._send_match_start(seat)
+                pending = self._pending
+                if pending is not None and pending.seat == seat.index:
+                    self._send_request(seat, pending)
+                return True
+        return False
+
+    def holds(self, conn: "BotConnection") -> bool:
+        return self._seat_of(conn) is not None
+
+    # -- the match loop ---------------------------------------------------------
+    async def _play(self) -> None:
+        engine = self.engine
+        loop = asyncio.get_running_loop()
+        while not engine.finished:
+            seat = self.seats[engine.current_seat]  # type: ignore[index]
+            phase = engine.phase or ""
+            if seat.asks_remote:
+                action, source = await self._ask(seat, phase, loop)
+            else:
+                # Let other tables and connections run between house moves.
+                await asyncio.sleep(0)
+                if engine.finished:
+                    break
+                action = seat.house(phase, engine.legal_actions(), engine.observation(seat.index))
+                source = "house" if seat.kind is SeatKind.HOUSE else "autopilot"
+            self._record({"kind": "action", "seat": seat.index, "phase": phase,
+                          "action": action, "source": source,
+                          "latency_ms": seat.latencies_ms[-1] if source == "bot" else None})
+            if self.metrics is not None:
+                self.metrics.decision()
+            self._emit(engine.apply(action))
+
+    async def _ask(self, seat: Seat, phase: str,
+                   loop: asyncio.AbstractEventLoop) -> tuple[Action, str]:
+        request_id = self._next_id
+        self._next_id += 1
+        deadline_ms = self.limits.decision_ms + int(seat.bank_ms)
+        legal = self.engine.legal_actions()
+        wire = {"type": "request", "match": self.match_id, "id": request_id, "phase": phase,
+                "deadline_ms": deadline_ms, "legal": legal,
+                "state": self.engine.observation(seat.index)}
+        pending = PendingRequest(id=request_id, seat=seat.index, phase=phase, legal=legal,
+                                 wire=wire, sent_at=loop.time(), deadline_s=deadline_ms / 1000.0,
+                                 future=loop.create_future())
+        seat.issued.add(request_id)
+        self._pending = pending
+        pending.timer = loop.call_later(pending.deadline_s, self._deadline, pending)
+        self._send_request(seat, pending)
+        try:
+            return await pending.future
+        finally:
+            if pending.timer is not None:
+                pending.timer.cancel()
+            self._pending = None
+
+    def _deadline(self, pending: PendingRequest) -> None:
+        if pending.future.done():
+            return
+        seat = self.seats[pending.seat]
+        seat.timeouts += 1
+        seat.consecutive_timeouts += 1
+        seat.bank_ms = 0.0
+        if self.metrics is not None:
+            self.metrics.timeout()
+        self.log.info("decision_timeout", seat=seat.index, bot=seat.name, phase=pending.phase)
+        self._settle(pending, self.engine.default_action(), "default")
+        self._emit([ServerEvent("timeout", seat=seat.index, phase=pending.phase)])
+        if seat.consecutive_timeouts >= self.limits.timeouts_before_autopilot:
+            self._start_autopilot(seat, AutopilotReason.TIMEOUTS)
+
+    def _settle(self, pending: PendingRequest, action: Action, source: str) -> None:
+        if not pending.future.done():
+            pending.future.set_result((action, source))
+
+    def _start_autopilot(self, seat: Seat, reason: AutopilotReason) -> None:
+        seat.autopilot = reason
+        self.log.info("autopilot", seat=seat.index, bot=seat.name, reason=reason.value)
+        self._emit([ServerEvent("autopilot", seat=seat.index, reason=reason.value)])
+        pending = self._pending
+        if pending is not None and pending.seat == seat.index and not pending.future.done():
+            engine = self.engine
+            action = seat.house(pending.phase, pending.legal, engine.observation(seat.index))
+            self._settle(pending, action, "autopilot")
+
+    def _charge_bank(self, seat: Seat, elapsed_ms: float) -> None:
+        over = elapsed_ms - self.limits.decision_ms
+        if over > 0:
+            seat.bank_ms = max(0.0, seat.bank_ms - over)
+
+    # -- sending ---------------------------------------------------------------
+    def _emit(self, events: list[GameEvent]) -> None:
+        """Forward events: each seat what it may see, storage everything."""
+        match_id = self.match_id
+        out = self._out
+        seats = self.seats
+        hub = self.hub
+        for event in events:
+            if event.kind == "deal":
+                self._record(event.for_record())
+                event = self._commit(event)
+            self._record(event.for_record())
+            if hub is not None:
+                public = event.for_public()
+                if public is not None:
+                    hub.match_event(match_id, public)
+            cache: dict[tuple[int, str], bytes] = {}
+            for seat in seats:
+                conn = seat.conn
+                if conn is None or conn.closed:
+                    continue
+                payload = event.for_seat(seat.index)
+                if payload is None:
+                    continue
+                key = (id(payload), conn.encoding)
+                data = cache.get(key)
+                if data is None:
+                    data = encode({"type": "event", "match": match_id, "event": payload},
+                                  conn.encoding)
+                    cache[key] = data
+                out[seat.index].append(data)
+        self._flush(skip=self._next_remote_seat())
+        self._persist()
+
+    def _next_remote_seat(self) -> int | None:
+        """The seat about to be asked: its events ride with its request."""
+        if self.engine.finished:
+            return None
+        index = self.engine.current_seat
+        if index is None or not self.seats[index].asks_remote:
+            return None
+        return index
+
+    def _flush(self, skip: int | None = None) -> None:
+        for seat in self.seats:
+            chunks = self._out[seat.index]
+            if not chunks or seat.index == skip:
+                continue
+            if seat.conn is not None and not seat.conn.closed:
+                seat.conn.send_bytes(b"".join(chunks) if len(chunks) > 1 else chunks[0])
+            chunks.clear()
+
+    def _send_request(self, seat: Seat, pending: PendingRequest) -> None:
+        conn = seat.conn
+        if conn is None or conn.closed:
+            return
+        remaining_ms = max(0, int(pending.deadline_s * 1000
+                                  - (asyncio.get_running_loop().time() - pending.sent_at) * 1000))
+        wire = pending.wire
+        if wire["deadline_ms"] != remaining_ms and remaining_ms < wire["deadline_ms"] - 1:
+            wire = {**wire, "deadline_ms": remaining_ms}
+        chunks = self._out[seat.index]
+        chunks.append(encode(wire, conn.encoding))
+        conn.send_bytes(b"".join(chunks))
+        chunks.clear()
+
+    def _send_match_start(self, seat: Seat) -> None:
+        if seat.conn is None:
+            return
+        seat.conn.send({"type": "match_start", "match": self.match_id, "game": self.spec.name,
+                        "seat": seat.index, "players": self.players, "rules": self.engine.rules,
+                        "limits": self.limits.to_wire()})
+
+    def _error(self, conn: "BotConnection", code: ErrorCode, message: str,
+               request_id: int | None) -> None:
+        if self.metrics is not None:
+            self.metrics.error(code.value)
+        conn.send_error(code, message, request_id)
+
+    def _commit(self, deal_event: GameEvent) -> ServerEvent:
+        deal = deal_event.deal  # type: ignore[attr-defined]
+        salt = new_salt()
+        self._salts[(deal.round, deal.hand)] = salt
+        return ServerEvent("commit", round=deal.round, hand=deal.hand,
+                           commitment=commitment(salt, deal.deck))
+
+    def _reveal(self) -> list[dict[str, Any]]:
+        return [{"round": d.round, "hand": d.hand, "salt": self._salts[(d.round, d.hand)],
+                 "deck": list(d.deck)} for d in self.engine.deals()]
+
+    # -- storage ---------------------------------------------------------------
+    def _record(self, data: dict[str, Any]) -> None:
+        self._records.append(StoredEvent(seq=self._seq, at=time.time(), data=data))
+        self._seq += 1
+
+    def _persist(self) -> None:
+        if self._records:
+            self.writer.append_events_nowait(self.match_id, self._records)
+            self._records = []
+
+    async def _finish(self) -> dict[str, Any]:
+        result = self.engine.result()
+        reveal = self._reveal()
+        self._flush()
+        self._persist()
+        await self.writer.finish_match(
+            self.match_id, result=result, reveal=reveal,
+            faults=[seat.faults() for seat in self.seats],
+            latency_ms=[seat.latencies_ms for seat in self.seats], finished_at=time.time())
+        self.result = result
+        message = {"type": "match_end", "match": self.match_id, "result": result, "reveal": reveal}
+        encoded: dict[Encoding, bytes] = {}
+        for seat in self.seats:
+            conn = seat.conn
+            if conn is not None and not conn.closed:
+                data = encoded.get(conn.encoding)
+                if data is None:
+                    data = encoded[conn.encoding] = encode(message, conn.encoding)
+                conn.send_bytes(data)
+        if self.metrics is not None:
+            self.metrics.match_finished()
+        if self.hub is not None:
+            self.hub.match_ended(self.match_id, {"result": result, "players": self.players})
+            self.hub.standings_changed(self.tournament_id or "ladder")
+        self.log.info("match_finished", stars=result.get("stars"), ranks=result.get("ranks"))
+        return result
+
+    async def _abort(self, reason: str) -> None:
+        self.aborted = reason
+        self._flush()
+        self._persist()
+        try:
+            await asyncio.shield(self.writer.abort_match(
+                self.match_id, reason, faults=[seat.faults() for seat in self.seats]))
+        except Exception:  # storage is closing too; the restart marks it aborted
+            self.log.exception("abort_not_stored")
+        if self.metrics is not None:
+            self.metrics.match_aborted()
+        if self.hub is not None:
+            self.hub.match_ended(self.match_id, {"aborted": reason, "players": self.players})
+        self.log.warning("match_aborted", reason=reason)
+
+    def _release_seats(self) -> None:
+        for seat in self.seats:
+            conn = seat.conn
+            if conn is not None and conn.seated is self:
+                conn.seated = None
+                if not conn.closed and self._on_seat_released is not None:
+                    self._on_seat_released(conn)
+
+    def _seat_of(self, conn: "BotConnection") -> Seat | None:
+        for seat in self.seats:
+            if seat.conn is conn:
+                return seat
+        return None
+
+
+def house_seat(index: int, name: str, bot: Any) -> Seat:
+    return Seat(index=index, name=name, kind=SeatKind.HOUSE, house=bot)
+
+
+def shuffled(items: list[Any], rng: random.Random) -> list[Any]:
+    out = list(items)
+    rng.shuffle(out)
+    return out
