@@ -43,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="accept any token; the bot's name comes from its hello")
     serve.add_argument("--house-wait", type=float, default=10.0,
                        help="seconds a lone bot waits before house bots fill its table")
+    serve.add_argument("--no-http", action="store_true", help="serve bots only, no web server")
     serve.add_argument("--admin-token", default=None,
                        help="token for admin actions over HTTP (default: none, admin disabled)")
     serve.set_defaults(func=_cmd_serve)
@@ -113,7 +114,8 @@ def _server_config(args: argparse.Namespace, **overrides: Any) -> Any:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     config = _server_config(args, open=args.open, house_wait_s=args.house_wait,
-                            admin_token=args.admin_token)
+                            admin_token=args.admin_token,
+                            http_port=None if args.no_http else args.http_port)
     return asyncio.run(_serve(config))
 
 

@@ -40,6 +40,11 @@ if TYPE_CHECKING:
 log = structlog.get_logger("arena.table")
 
 
+class MatchAbandonedError(Exception):
+    """Every remote bot left: nobody is left to play for, so the match is
+    aborted (it never counts) instead of being finished by autopilots."""
+
+
 class ServerEvent:
     """An event the server adds (commit, timeout, autopilot): public."""
 
@@ -95,6 +100,7 @@ class Table:
         self.finished = asyncio.Event()
         self.result: dict[str, Any] | None = None
         self.aborted: str | None = None
+        self._abandoned = False
         self.log = log.bind(match=match_id)
         for seat in seats:
             seat.bank_ms = float(limits.bank_ms)
@@ -106,8 +112,9 @@ class Table:
     def players(self) -> list[str]:
         return [seat.name for seat in self.seats]
 
-    async def run(self) -> dict[str, Any]:
-        """Play the match to its end; return the result (protocol §6)."""
+    async def run(self) -> dict[str, Any] | None:
+        """Play the match to its end; return the result (protocol §6), or
+        None if it was abandoned by every bot."""
         started = time.time()
         await self.writer.create_match(MatchRecord(
             id=self.match_id, game=self.spec.name, players=self.players, rules=self.engine.rules,
@@ -126,6 +133,9 @@ class Table:
             self._emit(self.engine.start())
             await self._play()
             return await self._finish()
+        except MatchAbandonedError:
+            await self._abort("every bot disconnected")
+            return None
         except asyncio.CancelledError:
             await self._abort("server shutting down")
             raise
@@ -178,6 +188,12 @@ class Table:
         seat.conn = None
         seat.disconnects += 1
         self.log.info("seat_disconnected", seat=seat.index, bot=seat.name)
+        if all(s.kind is SeatKind.HOUSE or s.conn is None for s in self.seats):
+            self._abandoned = True
+            pending = self._pending
+            if pending is not None and not pending.future.done():
+                pending.future.set_exception(MatchAbandonedError())
+            return
         if seat.autopilot is None:
             self._start_autopilot(seat, AutopilotReason.DISCONNECTED)
 
@@ -208,6 +224,8 @@ class Table:
         engine = self.engine
         loop = asyncio.get_running_loop()
         while not engine.finished:
+            if self._abandoned:
+                raise MatchAbandonedError()
             seat = self.seats[engine.current_seat]  # type: ignore[index]
             phase = engine.phase or ""
             if seat.asks_remote:
