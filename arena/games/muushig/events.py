@@ -1,0 +1,292 @@
+"""The events of a Muushig match, one class per kind (protocol §3).
+
+Events are created on the engine's hot path, so they hold small ints and
+tuples and build their wire dicts only when asked, then cache them: a public
+event returns the *same* dict to every seat so the server encodes it once.
+Treat them as immutable; the cache is their only mutable part.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from arena.games.base import DealInfo
+from arena.games.muushig.cards import CARD_STR, SUITS, mask_strs
+
+Wire = dict[str, Any]
+
+
+class MuushigEvent:
+    """Base: a public event (every seat and spectators see the same dict)."""
+
+    __slots__ = ("_wire",)
+    kind: ClassVar[str]
+    _fields: ClassVar[tuple[str, ...]]
+
+    def _build(self) -> Wire:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+    def _public(self) -> Wire:
+        w = self._wire
+        if w is None:
+            w = self._wire = self._build()
+        return w
+
+    def for_seat(self, seat: int) -> Wire | None:
+        return self._public()
+
+    def for_public(self) -> Wire | None:
+        return self._public()
+
+    def for_record(self) -> Wire:
+        return self._public()
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._key() == self._key()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
+        return f"{type(self).__name__}({args})"
+
+
+class RoundStart(MuushigEvent):
+    __slots__ = ("round", "dealer", "scores")
+    kind = "round_start"
+    _fields = __slots__
+
+    def __init__(self, round: int, dealer: int, scores: tuple[int, ...]) -> None:
+        self._wire = None
+        self.round, self.dealer, self.scores = round, dealer, scores
+
+    def _build(self) -> Wire:
+        return {"kind": self.kind, "round": self.round, "dealer": self.dealer, "scores": list(self.scores)}
+
+
+class Deal(MuushigEvent):
+    """Engine-only: the deck of a hand. No seat or spectator sees it; the
+    server turns it into the ``commit`` event and reveals it at match end."""
+
+    __slots__ = ("round", "hand", "deck_codes", "_deal")
+    kind = "deal"
+    _fields = ("round", "hand", "deck_codes")
+
+    def __init__(self, round: int, hand: int, deck_codes: tuple[int, ...]) -> None:
+        self._wire = None
+        self._deal = None
+        self.round, self.hand, self.deck_codes = round, hand, deck_codes
+
+    @property
+    def deal(self) -> DealInfo:
+        d = self._deal
+        if d is None:
+            d = self._deal = DealInfo(self.round, self.hand, tuple(CARD_STR[c] for c in self.deck_codes))
+        return d
+
+    def for_seat(self, seat: int) -> Wire | None:
+        return None
+
+    def for_public(self) -> Wire | None:
+        return None
+
+    def _build(self) -> Wire:
+        return {"kind": self.kind, "round": self.round, "hand": self.hand, "deck": list(self.deal.deck)}
+
+
+class HandStart(MuushigEvent):
+    """Each seat sees only its own five cards; the record holds every hand."""
+
+    __slots__ = ("round", "hand", "dealer", "face_up", "hands", "_seat_wire", "_record")
+    kind = "hand_start"
+    _fields = ("round", "hand", "dealer", "face_up", "hands")
+
+    def __init__(self, round: int, hand: int, dealer: int, face_up: int, hands: tuple[int, ...]) -> None:
+        self._wire = None
+        self._record = None
+        self._seat_wire: dict[int, Wire] = {}
+        self.round, self.hand, self.dealer, self.face_up, self.hands = round, hand, dealer, face_up, hands
+
+    def _build(self) -> Wire:
+        return {
+            "kind": self.kind,
+            "round": self.round,
+            "hand": self.hand,
+            "dealer": self.dealer,
+            "face_up": CARD_STR[self.face_up],
+            "trump": SUITS[self.face_up >> 3],
+        }
+
+    def for_seat(self, seat: int) -> Wire | None:
+        if not 0 <= seat < len(self.hands):
+            return None
+        w = self._seat_wire.get(seat)
+        if w is None:
+            w = self._seat_wire[seat] = {**self._public(), "cards": mask_strs(self.hands[seat])}
+        return w
+
+    def for_record(self) -> Wire:
+        r = self._record
+        if r is None:
+            r = self._record = {**self._public(), "hands": [mask_strs(h) for h in self.hands]}
+        return r
+
+
+class Decision(MuushigEvent):
+    __slots__ = ("seat", "choice", "forced")
+    kind = "decision"
+    _fields = __slots__
+
+    def __init__(self, seat: int, choice: str, forced: bool) -> None:
+        self._wire = None
+        self.seat, self.choice, self.forced = seat, choice, forced
+
+    def _build(self) -> Wire:
+        return {"kind": self.kind, "seat": self.seat, "choice": self.choice, "forced": self.forced}
+
+
+class AllFolded(MuushigEvent):
+    __slots__ = ("dealer", "scores")
+    kind = "all_folded"
+    _fields = __slots__
+
+    def __init__(self, dealer: int, scores: tuple[int, ...]) -> None:
+        self._wire = None
+        self.dealer, self.scores = dealer, scores
+
+    def _build(self) -> Wire:
+        return {"kind": self.kind, "dealer": self.dealer, "scores": list(self.scores)}
+
+
+class Exchange(MuushigEvent):
+    """Others learn the count; the exchanging seat also sees what it drew
+    (in draw order); the record also holds the discards (canonical order)."""
+
+    __slots__ = ("seat", "discarded", "drawn", "_own", "_record")
+    kind = "exchange"
+    _fields = ("seat", "discarded", "drawn")
+
+    def __init__(self, seat: int, discarded: int, drawn: tuple[int, ...]) -> None:
+        self._wire = None
+        self._own = None
+        self._record = None
+        self.seat, self.discarded, self.drawn = seat, discarded, drawn
+
+    @property
+    def count(self) -> int:
+        return len(self.drawn)
+
+    def _build(self) -> Wire:
+        return {"kind": self.kind, "seat": self.seat, "count": len(self.drawn)}
+
+    def for_seat(self, seat: int) -> Wire | None:
+        if seat != self.seat:
+            return self._public()
+        w = self._own
+        if w is None:
+            w = self._own = {**self._public(), "drawn": [CARD_STR[c] for c in self.drawn]}
+        return w
+
+    def for_record(self) -> Wire:
+        r = self._record
+        if r is None:
+            r = self._record = {
+                **self._public(),
+                "discarded": mask_strs(self.discarded),
+                "drawn": [CARD_STR[c] for c in self.drawn],
+            }
+        return r
+
+
+class Take(MuushigEvent):
+    """Everyone learns whether the dealer took the face-up card, never which
+    card it gave up (that is in the record only)."""
+
+    __slots__ = ("seat", "discarded", "_record")
+    kind = "take"
+    _fields = ("seat", "discarded")
+
+    def __init__(self, seat: int, discarded: int | None) -> None:
+        self._wire = None
+        self._record = None
+        self.seat, self.discarded = seat, discarded
+
+    @property
+    def taken(self) -> bool:
+        return self.discarded is not None
+
+    def _build(self) -> Wire:
+        return {"kind": self.kind, "seat": self.seat, "taken": self.discarded is not None}
+
+    def for_record(self) -> Wire:
+        r = self._record
+        if r is None:
+            d = self.discarded
+            r = self._record = {**self._public(), "discarded": None if d is None else CARD_STR[d]}
+        return r
+
+
+class Play(MuushigEvent):
+    __slots__ = ("seat", "card")
+    kind = "play"
+    _fields = __slots__
+
+    def __init__(self, seat: int, card: int) -> None:
+        self._wire = None
+        self.seat = seat
+        self.card = card
+
+    def _build(self) -> Wire:
+        return {"kind": self.kind, "seat": self.seat, "card": CARD_STR[self.card]}
+
+
+class Trick(MuushigEvent):
+    __slots__ = ("winner", "cards", "scores")
+    kind = "trick"
+    _fields = __slots__
+
+    def __init__(self, winner: int, cards: tuple[tuple[int, int], ...], scores: tuple[int, ...]) -> None:
+        self._wire = None
+        self.winner, self.cards, self.scores = winner, cards, scores
+
+    def _build(self) -> Wire:
+        return {
+            "kind": self.kind,
+            "winner": self.winner,
+            "cards": [[s, CARD_STR[c]] for s, c in self.cards],
+            "scores": list(self.scores),
+        }
+
+
+class HandEnd(MuushigEvent):
+    __slots__ = ("tricks", "muushig", "scores")
+    kind = "hand_end"
+    _fields = __slots__
+
+    def __init__(self, tricks: tuple[int, ...], muushig: tuple[int, ...], scores: tuple[int, ...]) -> None:
+        self._wire = None
+        self.tricks, self.muushig, self.scores = tricks, muushig, scores
+
+    def _build(self) -> Wire:
+        return {
+            "kind": self.kind,
+            "tricks": list(self.tricks),
+            "muushig": list(self.muushig),
+            "scores": list(self.scores),
+        }
+
+
+class RoundEnd(MuushigEvent):
+    __slots__ = ("round", "winner", "scores")
+    kind = "round_end"
+    _fields = __slots__
+
+    def __init__(self, round: int, winner: int, scores: tuple[int, ...]) -> None:
+        self._wire = None
+        self.round, self.winner, self.scores = round, winner, scores
+
+    def _build(self) -> Wire:
+        return {"kind": self.kind, "round": self.round, "winner": self.winner, "scores": list(self.scores)}

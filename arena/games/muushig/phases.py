@@ -1,0 +1,39 @@
+"""Constants shared by the engine and its wire boundary: phases, seat
+statuses, the integer codes of the fast API and the game's fixed numbers."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from itertools import combinations
+
+START_SCORE = 15  # §2: every seat starts a round with 15
+HAND_SIZE = 5  # cards per seat, hence tricks per hand
+MUUSHIG_BONUS = 5  # §8.2
+
+
+class Phase(StrEnum):
+    DECIDE = "decide"
+    EXCHANGE = "exchange"
+    TAKE = "take"
+    PLAY = "play"
+
+
+# Internal stage numbers; the first four are also the pending phase.
+DECIDE, EXCHANGE, TAKE, PLAY, OVER = range(5)
+# Plain strings (not the enum) so they encode as-is on the wire.
+PHASES: tuple[str, ...] = tuple(p.value for p in (Phase.DECIDE, Phase.EXCHANGE, Phase.TAKE, Phase.PLAY))
+
+WAITING, ENTERED, FOLDED = range(3)
+STATUS_NAMES = ("waiting", "entered", "folded")
+
+FOLD, ENTER = 0, 1  # decide codes
+DECLINE = -1  # take code: keep the hand, leave the face-up card
+
+# POS_SETS[(cards in hand, limit)]: the exchange codes (bit i = discard the
+# i-th card of the hand in canonical order) in protocol order: by size, then
+# card by card -- which is what ``combinations`` of positions yields.
+POS_SETS: dict[tuple[int, int], tuple[int, ...]] = {
+    (n, lim): tuple(sum(1 << p for p in c) for k in range(min(n, lim) + 1) for c in combinations(range(n), k))
+    for n in range(HAND_SIZE + 1)
+    for lim in range(HAND_SIZE + 1)
+}

@@ -1,0 +1,61 @@
+"""What is read out of an engine: a seat's observation and the match result.
+
+``observe`` builds the protocol's ``state`` object (protocol §3) only from
+what rules §10 lets that seat know: its own cards, never another seat's hand,
+discards, drawings, the stock's order or a folded hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from arena.games.muushig.cards import CARD_STR, SUITS, mask_cards
+from arena.games.muushig.phases import EXCHANGE, PHASES, STATUS_NAMES
+
+if TYPE_CHECKING:
+    from arena.games.muushig.engine import MuushigEngine
+
+
+def observe(e: MuushigEngine, seat: int) -> dict[str, Any]:
+    to_act = e._seat
+    return {
+        "round": min(e._round, e.n_rounds - 1),
+        "hand": e._hand,
+        "dealer": e._dealer,
+        "seat": seat,
+        "phase": PHASES[e._stage] if to_act is not None else None,
+        "to_act": to_act,
+        "trump": SUITS[e._trump],
+        "face_up": CARD_STR[e._face_up],  # stays the face-up card after a take
+        "cards": [CARD_STR[c] for c in mask_cards(e._hands[seat])],
+        "scores": list(e._scores),
+        "stars": list(e._stars),
+        "status": [STATUS_NAMES[s] for s in e._status],
+        "stock": len(e._stock) - e._stock_pos,
+        "exchanges": list(e._exchanges),  # cards exchanged per seat, None = not (yet) asked
+        "max_discard": e._limit if to_act is not None and e._stage == EXCHANGE else None,
+        "face_up_taken": e._taken,
+        "trick": [[s, CARD_STR[c]] for s, c in e._trick],
+        "leader": e._leader,
+        "tricks": list(e._tricks),
+        "played": [
+            {"leader": lead, "cards": [[s, CARD_STR[c]] for s, c in cards], "winner": w}
+            for lead, cards, w in e._played
+        ],
+    }
+
+
+def rank_places(stars: Sequence[int], sums: Sequence[int]) -> list[int]:
+    """rules §9.2: more stars first, then the lower sum; equal keys share a
+    place and the next place skips (1, 1, 3)."""
+    keys = [(-st, su) for st, su in zip(stars, sums)]
+    return [1 + sum(1 for other in keys if other < key) for key in keys]
+
+
+def match_result(stars: Sequence[int], finals: Sequence[Sequence[int]]) -> dict[str, Any]:
+    """protocol §6 ``result`` from the stars and each round's final scores."""
+    n = len(stars)
+    final_scores = [[scores[s] for scores in finals] for s in range(n)]
+    sums = [sum(f) for f in final_scores]
+    return {"stars": list(stars), "final_scores": final_scores, "sums": sums, "ranks": rank_places(stars, sums)}
