@@ -1,0 +1,47 @@
+"""Compliance checker for bot authors: ``arena check-bot -- <command>``.
+
+Starts a scripted server on 127.0.0.1, starts the bot with ``ARENA_HOST``,
+``ARENA_PORT``, ``ARENA_TOKEN`` and ``ARENA_NAME`` in its environment, walks
+it through every phase and the awkward situations (an ``illegal_action``
+error, unknown fields, two matches at once, a short deadline, a dropped
+connection, ``match_end``, ``bye``) and prints one line per check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from arena.checkbot.report import CheckResult, Report, Verdict
+from arena.checkbot.runner import DEFAULT_NAME, DEFAULT_TOKEN, check_bot
+
+__all__ = ["CheckResult", "Report", "Verdict", "add_arguments", "check_bot", "run_from_args"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--timeout", type=float, default=15.0,
+                        help="seconds the bot may take to connect or reconnect (default 15)")
+    parser.add_argument("--deadline-ms", type=int, default=2000,
+                        help="deadline_ms of the ordinary requests (default 2000)")
+    parser.add_argument("--short-deadline-ms", type=int, default=400,
+                        help="deadline_ms of the short-deadline check (default 400)")
+    parser.add_argument("--token", default=DEFAULT_TOKEN, help="the ARENA_TOKEN given to the bot")
+    parser.add_argument("--name", default=DEFAULT_NAME, help="the ARENA_NAME given to the bot")
+    parser.add_argument("--plain", action="store_true", help="print PASS/FAIL even on a terminal")
+    parser.add_argument("command", nargs=argparse.REMAINDER,
+                        help="the command that starts the bot, after '--'")
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        print("check-bot: give the command that starts your bot after '--', "
+              "e.g. arena check-bot -- python my_bot.py", file=sys.stderr)
+        return 2
+    report = asyncio.run(check_bot(command, timeout_s=args.timeout, deadline_ms=args.deadline_ms,
+                                   short_deadline_ms=args.short_deadline_ms, token=args.token, name=args.name))
+    print(report.render(symbols=sys.stdout.isatty() and not args.plain))
+    return report.exit_code

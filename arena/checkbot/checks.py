@@ -1,0 +1,338 @@
+"""The compliance checks, in the order they run.
+
+Each check is a small async function of the :class:`Session` returning
+``(passed, message)``; the message says what was expected and what the bot
+did. A check that loses the connection ends the run: the checks after it
+are reported as not run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Awaitable, Callable
+
+from arena.checkbot.hand import Phase
+from arena.checkbot.link import BotLink, LinkClosed
+from arena.checkbot.session import Pending, Session, short
+from arena.checkbot.script import match_a, match_b
+
+HELLO_TIMEOUT_S = 5.0
+QUIET_WINDOW_S = 0.3  # how long the bot must stay quiet after welcome / match_end
+EXIT_WAIT_S = 5.0
+SERVER_NAME = "arena-checkbot/1"
+
+Outcome = tuple[bool, str]
+CheckFn = Callable[[Session], Awaitable[Outcome]]
+CHECKS: list[tuple[str, CheckFn]] = []
+
+
+def check(name: str) -> Callable[[CheckFn], CheckFn]:
+    def register(fn: CheckFn) -> CheckFn:
+        CHECKS.append((name, fn))
+        return fn
+    return register
+
+
+class Abort(Exception):
+    """The run cannot go on (no connection); the message says why."""
+
+
+def judge(p: Pending) -> Outcome:
+    """Was the first answer to ``p`` legal, with the right id and match?"""
+    if not p.answers:
+        return False, f"no answer to {p.label} within {p.deadline_ms} ms (the default was applied)"
+    first = p.answers[0]
+    if not first.legal:
+        return False, f"answered {p.label} with {short(first.action)}, which is not legal; legal: {short(p.ask.legal, 120)}"
+    return True, f"answered {short(first.action)} (legal) in {first.latency_ms:.0f} ms"
+
+
+def strays_since(s: Session, mark: int) -> str:
+    """What the bot sent that it should not have, since ``mark``."""
+    return "; ".join(s.notes[mark:][:3])
+
+
+async def read_hello(s: Session, link: BotLink) -> Outcome:
+    """Protocol §2: a complete hello within 5 s of connecting."""
+    message = await link.receive(HELLO_TIMEOUT_S)
+    if message is None:
+        await link.send({"type": "error", "code": "hello_timeout", "message": "no hello within 5 s"})
+        raise Abort("no hello within 5 s of connecting")
+    elapsed = (time.monotonic() - link.connected_at) * 1000
+    problem, code = None, "expected_hello"
+    if message.get("type") != "hello":
+        problem = f"the first message has type {short(message.get('type'))}, expected 'hello'"
+    elif message.get("protocol") != 1 or isinstance(message.get("protocol"), bool):
+        problem, code = f"hello.protocol is {short(message.get('protocol'))}, expected 1", "unsupported_protocol"
+    elif message.get("token") != s.token:
+        problem, code = f"hello.token is {short(message.get('token'))}, expected the ARENA_TOKEN value", "auth_failed"
+    elif "name" in message and message["name"] is not None and not isinstance(message["name"], str):
+        problem, code = f"hello.name is {short(message['name'])}, expected a string", "malformed"
+    if problem:
+        await link.send({"type": "error", "code": code, "message": problem})
+        raise Abort(problem)
+    s.bot_name = message.get("name") or s.name
+    s.encoding = str(link.encoding)
+    return True, f"hello after {elapsed:.0f} ms over {link.encoding}, name {short(s.bot_name)}"
+
+
+@check("hello")
+async def check_hello(s: Session) -> Outcome:
+    link = await s.wait_for_link(s.connect_timeout_s)
+    if link is None:
+        if s.process.returncode is not None:
+            raise Abort(f"the bot exited with code {s.process.returncode} without connecting")
+        raise Abort(f"the bot did not connect within {s.connect_timeout_s:.0f} s "
+                    "(it should read ARENA_HOST and ARENA_PORT)")
+    s.link = link
+    return await read_hello(s, link)
+
+
+@check("welcome")
+async def check_welcome(s: Session) -> Outcome:
+    await s.send({"type": "welcome", "protocol": 1, "bot": s.bot_name, "server": SERVER_NAME})
+    message = await s.need_link().receive(QUIET_WINDOW_S)
+    if message is not None:
+        return False, f"after welcome the bot sent {short(message)}; it should wait for the server"
+    return True, "welcome accepted: the bot stayed connected and waited"
+
+
+@check("match_start")
+async def check_match_start(s: Session) -> Outcome:
+    s.match_a = match = match_a(s.bot_name, s.deadline_ms)
+    await s.send(match.match_start())
+    ask = await s.next_ask(match)
+    assert ask is not None and ask.phase is Phase.DECIDE, "match A opens with a decide request"
+    mark = len(s.notes)
+    s.first_request = p = s.prepare(match, ask)
+    await s.referee([p])
+    if not p.answers:
+        also = f"; it {strays_since(s, mark)}" if s.notes[mark:] else ""
+        return False, (f"after match_start and the opening events (round_start, commit, hand_start) "
+                       f"the bot did not answer request #{p.id}{also}")
+    if s.notes[mark:]:
+        return False, f"the bot answered, but it also {strays_since(s, mark)}"
+    return True, "match_start and the opening events accepted; the bot answered the next request"
+
+
+@check("decide")
+async def check_decide(s: Session) -> Outcome:
+    assert s.first_request is not None
+    return judge(s.first_request)
+
+
+@check("exchange")
+async def check_exchange(s: Session) -> Outcome:
+    match = s.match_a
+    assert match is not None
+    ask = await s.drive_to(match, Phase.EXCHANGE)
+    assert ask is not None, "match A always reaches an exchange"
+    p = s.prepare(match, ask)
+    await s.referee([p])
+    ok, message = judge(p)
+    most = max(len(option) for option in ask.legal)
+    return ok, f"{message} (hand of {len(ask.state['cards'])}, up to {most} discards allowed)"
+
+
+@check("take")
+async def check_take(s: Session) -> Outcome:
+    match = s.match_a
+    assert match is not None
+    ask = await s.drive_to(match, Phase.TAKE)
+    assert ask is not None, "match A always reaches the bot's take"
+    p = s.prepare(match, ask)
+    await s.referee([p])
+    return judge(p)
+
+
+@check("play")
+async def check_play(s: Session) -> Outcome:
+    match = s.match_a
+    assert match is not None
+    ask = await s.drive_to(match, Phase.PLAY)
+    assert ask is not None, "match A always reaches a play"
+    s.play_request = p = s.prepare(match, ask, reject_first=True)
+    await s.referee([p])
+    ok, message = judge(p)
+    if ok:
+        message += "; the checker then rejected it with illegal_action on purpose"
+    return ok, message
+
+
+@check("deadline")
+async def check_deadline(s: Session) -> Outcome:
+    late = [p for p in s.requests if not p.answered_in_time]
+    if late:
+        return False, "no answer within deadline_ms to " + ", ".join(p.label for p in late[:3])
+    slowest = max(p.first_latency_ms or 0.0 for p in s.requests)
+    return True, f"{len(s.requests)} requests answered within deadline_ms ({s.deadline_ms} ms); slowest {slowest:.0f} ms"
+
+
+@check("illegal_action")
+async def check_illegal_action(s: Session) -> Outcome:
+    p = s.play_request
+    assert p is not None
+    if not p.answers:
+        return False, f"not tested: the bot never answered {p.label}"
+    retries = p.answers[1:]
+    if not retries:
+        return False, (f"after an illegal_action error on its first answer (the checker rejects it on purpose, "
+                       f"even though it was legal) the bot did not answer again within {p.deadline_ms} ms")
+    if not retries[0].legal:
+        return False, f"after the illegal_action error the bot answered {short(retries[0].action)}, which is not legal"
+    return True, (f"after an illegal_action error (the first answer was rejected on purpose) the bot answered "
+                  f"again with {short(retries[0].action)} (legal) in {retries[0].latency_ms:.0f} ms")
+
+
+@check("unknown_fields")
+async def check_unknown_fields(s: Session) -> Outcome:
+    match = s.match_a
+    assert match is not None
+    mark = len(s.notes)
+    # Things a newer server may send: an event kind this bot does not know,
+    # unknown fields everywhere, and a stray "late" notice.
+    await s.send({"type": "event", "match": match.match_id, "x_future": [1, {"a": None}],
+                  "event": {"kind": "x_commentary", "text": "n\u00e9w \u2665", "seat": 0}})
+    await s.send({"type": "error", "code": "late", "id": 1, "message": "request 1 was already settled"})
+    ask = await s.drive_to(match, Phase.PLAY)
+    assert ask is not None, "match A has a play left"
+    ask.state["x_future_state"] = {"nested": [True, False, None, 1.5]}
+    p = s.prepare(match, ask, extra={"x_hint": "ignore me", "x_number": 2**40})
+    await s.referee([p])
+    ok, message = judge(p)
+    if ok and s.notes[mark:]:
+        return False, f"the bot answered, but it also {strays_since(s, mark)}"
+    return ok, "after an unknown event kind, unknown fields and an error notice: " + message
+
+
+@check("multiplex")
+async def check_multiplex(s: Session) -> Outcome:
+    a = s.match_a
+    assert a is not None
+    b = match_b(s.bot_name, s.deadline_ms, first_id=a.next_id)
+    await s.send(b.match_start())
+    ask_b = await s.next_ask(b)
+    ask_a = await s.drive_to(a, Phase.PLAY)
+    assert ask_a is not None and ask_b is not None, "both matches have a request ready"
+    pa, pb = s.prepare(a, ask_a), s.prepare(b, ask_b)
+    await s.referee([pa, pb])
+    await s.next_ask(b)  # sends match B's last decision event; B stops here
+    await s.send(b.match_end())
+    results = [(p, judge(p)) for p in (pa, pb)]
+    ok = all(r[0] for _, r in results)
+    detail = "; ".join(f"{p.match.match_id} #{p.id} ({p.ask.phase}): {r[1]}" for p, r in results)
+    return ok, f"two open requests with the same id in two matches: {detail}"
+
+
+@check("short_deadline")
+async def check_short_deadline(s: Session) -> Outcome:
+    match = s.match_a
+    assert match is not None
+    ask = await s.drive_to(match, Phase.PLAY)
+    assert ask is not None, "match A has a play left"
+    p = s.prepare(match, ask, deadline_ms=s.short_deadline_ms)
+    await s.referee([p])
+    ok, message = judge(p)
+    return ok, f"deadline_ms {s.short_deadline_ms}: {message}"
+
+
+@check("reconnect")
+async def check_reconnect(s: Session) -> Outcome:
+    match = s.match_a
+    assert match is not None
+    ask = await s.next_ask(match)
+    assert ask is not None, "match A has a request left"
+    old = s.need_link()
+    await old.wait_closed()
+    closed_at = time.monotonic()
+    s.link = None
+    link = await s.wait_for_link(s.connect_timeout_s)
+    if link is None:
+        raise Abort(f"the checker closed the connection mid-match; the bot did not reconnect within "
+                    f"{s.connect_timeout_s:.0f} s" + (f" (it exited with code {s.process.returncode})"
+                                                       if s.process.returncode is not None else ""))
+    s.link = link
+    await read_hello(s, link)
+    after = (time.monotonic() - closed_at) * 1000
+    await s.send({"type": "welcome", "protocol": 1, "bot": s.bot_name, "server": SERVER_NAME})
+    await s.send(match.match_start())
+    p = s.prepare(match, ask)
+    await s.referee([p])
+    ok, message = judge(p)
+    return ok, f"reconnected with a valid hello {after:.0f} ms after the drop; pending {ask.phase}: {message}"
+
+
+@check("match_end")
+async def check_match_end(s: Session) -> Outcome:
+    match = s.match_a
+    assert match is not None
+    while (ask := await s.next_ask(match)) is not None:
+        await s.referee([s.prepare(match, ask)])
+    await s.send(match.match_end())
+    link = s.need_link()
+    mark = len(s.notes)
+    try:
+        message = await link.receive(QUIET_WINDOW_S)
+    except LinkClosed:
+        return True, "match_end (result and reveal) accepted; the bot then closed the connection"
+    if message is None:
+        return True, "match_end (result and reveal) accepted; the bot stayed connected"
+    await s.handle(message)
+    if s.bot_said_bye:
+        return True, "match_end (result and reveal) accepted; the bot then said bye"
+    return False, f"after match_end the bot {strays_since(s, mark)}"
+
+
+@check("bye")
+async def check_bye(s: Session) -> Outcome:
+    if s.link is not None and not s.link.closed:
+        await s.send({"type": "bye"})
+        await s.link.wait_closed()
+    sent = time.monotonic()
+    try:
+        code = await asyncio.wait_for(s.process.wait(), EXIT_WAIT_S)
+    except TimeoutError:
+        return False, f"the bot was still running {EXIT_WAIT_S:.0f} s after bye; it should exit"
+    took = (time.monotonic() - sent) * 1000
+    if code != 0:
+        return False, f"the bot exited with code {code} after bye; expected 0"
+    return True, f"the bot exited with code 0, {took:.0f} ms after bye"
+
+
+@check("all_answers")
+async def check_all_answers(s: Session) -> Outcome:
+    bad = []
+    for p in s.requests:
+        if p.timed_out:
+            bad.append(f"{p.label}: no legal answer in time")
+        elif p.answers and not p.answers[0].legal:
+            bad.append(f"{p.label}: first answer {short(p.answers[0].action)} not legal")
+    bad.extend(s.notes)
+    if bad:
+        return False, f"{len(bad)} problem(s): " + "; ".join(bad[:4])
+    slowest = max((p.first_latency_ms or 0.0 for p in s.requests), default=0.0)
+    return True, f"all {len(s.requests)} requests answered legally in time; slowest {slowest:.0f} ms"
+
+
+def names() -> list[str]:
+    return [name for name, _ in CHECKS]
+
+
+async def run_checks(s: Session) -> list[tuple[str, bool, str]]:
+    """Run every check in order; after an abort the rest are 'not run'."""
+    results: list[tuple[str, bool, str]] = []
+    for name, fn in CHECKS:
+        if s.aborted is not None:
+            results.append((name, False, f"not run: {s.aborted}"))
+            continue
+        try:
+            ok, message = await fn(s)
+        except Abort as exc:
+            s.aborted = str(exc)
+            ok, message = False, str(exc)
+        except LinkClosed as exc:
+            s.aborted = f"the connection was lost during '{name}' ({exc})"
+            ok, message = False, s.aborted
+        results.append((name, ok, message))
+    return results

@@ -1,0 +1,97 @@
+"""Start a bot, run every check against it, and always clean up."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections import deque
+
+from arena.checkbot.checks import run_checks
+from arena.checkbot.link import Listener
+from arena.checkbot.report import CheckResult, Report, Verdict
+from arena.checkbot.session import Session
+
+STDERR_TAIL_LINES = 20
+STOP_GRACE_S = 2.0
+DEFAULT_TOKEN = "checkbot-token"
+DEFAULT_NAME = "checked-bot"
+
+
+async def check_bot(
+    command: list[str],
+    *,
+    timeout_s: float = 15.0,
+    deadline_ms: int = 2000,
+    short_deadline_ms: int = 400,
+    token: str = DEFAULT_TOKEN,
+    name: str = DEFAULT_NAME,
+) -> Report:
+    """Run ``command`` (the bot) against the scripted checks.
+
+    The bot finds the checker through ``ARENA_HOST``/``ARENA_PORT`` and
+    authenticates with ``ARENA_TOKEN``/``ARENA_NAME``; nothing is appended to
+    its argv. ``timeout_s`` bounds how long the bot may take to connect (and
+    to reconnect); ``deadline_ms`` is every request's deadline except the
+    short-deadline check's ``short_deadline_ms``.
+    """
+    if not command:
+        raise ValueError("no bot command given: put it after '--', e.g. check-bot -- python bot.py")
+    listener = Listener()
+    port = await listener.start()
+    env = dict(os.environ, ARENA_HOST="127.0.0.1", ARENA_PORT=str(port), ARENA_TOKEN=token, ARENA_NAME=name)
+    report = Report()
+    stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *command, env=env, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,  # so the bot's own children stop with it
+        )
+    except OSError as exc:
+        await listener.stop()
+        report.results.append(CheckResult("hello", Verdict.FAIL, f"could not start {command[0]!r}: {exc}"))
+        return report
+    drains = [
+        asyncio.ensure_future(_drain(process.stdout, None)),
+        asyncio.ensure_future(_drain(process.stderr, stderr_tail)),
+    ]
+    session = Session(listener=listener, process=process, token=token, name=name, deadline_ms=deadline_ms,
+                      short_deadline_ms=short_deadline_ms, connect_timeout_s=timeout_s)
+    try:
+        for check_name, ok, message in await run_checks(session):
+            report.results.append(CheckResult(check_name, Verdict.PASS if ok else Verdict.FAIL, message))
+    finally:
+        await listener.stop()
+        report.bot_exit_code = await _stop(process)
+        _, still = await asyncio.wait(drains, timeout=STOP_GRACE_S)
+        for task in still:
+            task.cancel()
+    report.encoding = session.encoding
+    report.stderr_tail = list(stderr_tail)
+    return report
+
+
+async def _drain(stream: asyncio.StreamReader | None, tail: deque[str] | None) -> None:
+    """Read a pipe to its end so the bot never blocks writing to it."""
+    if stream is None:
+        return
+    while line := await stream.readline():
+        if tail is not None:
+            tail.append(line.decode("utf-8", "replace").rstrip())
+
+
+async def _stop(process: asyncio.subprocess.Process) -> int | None:
+    """Terminate the bot (and its process group) if it is still running."""
+    if process.returncode is not None:
+        return process.returncode
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            return await asyncio.wait_for(process.wait(), STOP_GRACE_S)
+        except TimeoutError:
+            continue
+    return process.returncode

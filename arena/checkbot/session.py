@@ -1,0 +1,242 @@
+"""One checker run's state and the request/answer referee.
+
+The referee behaves like the arena server (protocol §4): an answer that is
+not legal gets ``illegal_action`` and the request stays open; at the deadline
+the default action (rules §11) is applied and a ``timeout`` event is sent; an
+answer to a settled request gets ``late``, one to an id never issued gets
+``unknown_request``. Everything the bot sent is recorded for the verdicts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.checkbot.hand import Ask, Phase, Tell, canonical, default_action, is_card
+from arena.checkbot.link import BotLink, LinkClosed, Listener
+from arena.checkbot.script import ScriptedMatch
+
+REJECT_MESSAGE = (
+    "the compliance checker rejects the first answer to this request on purpose, "
+    "even though it was legal: answer again with a legal action"
+)
+
+
+@dataclass
+class Answer:
+    action: Any
+    latency_ms: float
+    legal: bool
+
+
+@dataclass
+class Pending:
+    """One request sent to the bot, and what became of it."""
+
+    match: ScriptedMatch
+    ask: Ask
+    id: int
+    deadline_ms: int
+    reject_first: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+    sent_at: float = 0.0
+    answers: list[Answer] = field(default_factory=list)
+    settled: bool = False
+    timed_out: bool = False
+    applied: Any = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.ask.phase} request #{self.id} of match {self.match.match_id}"
+
+    @property
+    def answered_in_time(self) -> bool:
+        return bool(self.answers)
+
+    @property
+    def first_latency_ms(self) -> float | None:
+        return self.answers[0].latency_ms if self.answers else None
+
+
+def is_legal(ask: Ask, action: Any) -> bool:
+    """Whether ``action`` is one of ``ask.legal`` (an exchange as a set)."""
+    if ask.phase is Phase.EXCHANGE:
+        if not isinstance(action, list) or not all(is_card(c) for c in action):
+            return False
+        if len(set(action)) != len(action):
+            return False
+        return canonical(action) in ask.legal
+    if ask.phase is Phase.TAKE and action is None:
+        return None in ask.legal
+    return isinstance(action, str) and action in ask.legal
+
+
+def why_illegal(ask: Ask, action: Any) -> str:
+    shown = short(action)
+    if ask.phase is Phase.EXCHANGE:
+        return f"{shown} is not an allowed discard set: send an array of distinct cards from your hand, at most {max(len(s) for s in ask.legal)}"
+    if ask.phase is Phase.TAKE:
+        return f"{shown} is not legal: send null to decline or one card from your hand ({', '.join(ask.legal[1:])})"
+    return f"{shown} is not legal here; legal: {short(ask.legal)}"
+
+
+def short(value: Any, limit: int = 80) -> str:
+    """A value as the bot author wrote it (JSON), cut to ``limit``."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass
+class Session:
+    """Everything one run of the checker knows."""
+
+    listener: Listener
+    process: asyncio.subprocess.Process
+    token: str
+    name: str
+    deadline_ms: int
+    short_deadline_ms: int
+    connect_timeout_s: float
+    link: BotLink | None = None
+    bot_name: str = ""
+    encoding: str | None = None
+    match_a: ScriptedMatch | None = None
+    issued: dict[tuple[str, int], Pending] = field(default_factory=dict)
+    requests: list[Pending] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    bot_said_bye: bool = False
+    aborted: str | None = None
+    # Hand-offs between consecutive checks.
+    first_request: Pending | None = None
+    play_request: Pending | None = None
+
+    def need_link(self) -> BotLink:
+        if self.link is None:
+            raise LinkClosed("no connection from the bot")
+        return self.link
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.need_link().send(message)
+
+    async def wait_for_link(self, timeout: float) -> BotLink | None:
+        """A new connection, or None if the bot exited or took too long."""
+        link_task = asyncio.ensure_future(self.listener.next_link(timeout))
+        exit_task = asyncio.ensure_future(self.process.wait())
+        try:
+            await asyncio.wait({link_task, exit_task}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            exit_task.cancel()
+        if not link_task.done():
+            link_task.cancel()
+            return None
+        return link_task.result()
+
+    # --- script driving ---------------------------------------------------
+
+    async def next_ask(self, match: ScriptedMatch) -> Ask | None:
+        """Send the match's events up to its next request; None at its end."""
+        while (step := match.next_step()) is not None:
+            if isinstance(step, Tell):
+                await self.send(match.event(step))
+            else:
+                return step
+        return None
+
+    def prepare(self, match: ScriptedMatch, ask: Ask, *, deadline_ms: int | None = None,
+                reject_first: bool = False, extra: dict[str, Any] | None = None) -> Pending:
+        pending = Pending(match=match, ask=ask, id=match.take_id(),
+                          deadline_ms=deadline_ms or self.deadline_ms,
+                          reject_first=reject_first, extra=extra or {})
+        self.issued[(match.match_id, pending.id)] = pending
+        self.requests.append(pending)
+        return pending
+
+    async def drive_to(self, match: ScriptedMatch, phase: Phase) -> Ask | None:
+        """Play the match on to its next ``phase`` request.
+
+        Requests of other phases on the way are sent and refereed as usual
+        (they count in the final "every answer" check).
+        """
+        while (ask := await self.next_ask(match)) is not None:
+            if ask.phase is phase:
+                return ask
+            await self.referee([self.prepare(match, ask)])
+        return None
+
+    # --- the referee ------------------------------------------------------
+
+    async def referee(self, batch: list[Pending]) -> None:
+        """Send every request in ``batch`` then settle each, by a legal
+        answer or at its deadline."""
+        link = self.need_link()
+        for p in batch:
+            message = p.match.request(p.ask, p.id, p.deadline_ms)
+            message.update(p.extra)
+            await link.send(message)
+            p.sent_at = time.monotonic()
+        while True:
+            open_ = [p for p in batch if not p.settled]
+            if not open_:
+                return
+            now = time.monotonic()
+            expired = [p for p in open_ if now >= p.sent_at + p.deadline_ms / 1000]
+            for p in expired:
+                await self._settle(p, default_action(p.ask.phase, p.ask.legal), timed_out=True)
+            if expired:
+                continue
+            wait = min(p.sent_at + p.deadline_ms / 1000 for p in open_) - now
+            message = await link.receive(wait)
+            if message is not None:
+                await self.handle(message)
+
+    async def _settle(self, p: Pending, action: Any, *, timed_out: bool = False) -> None:
+        p.settled, p.timed_out, p.applied = True, timed_out, action
+        p.match.settle(action)
+        if timed_out:
+            event = {"kind": "timeout", "seat": p.match.seat, "phase": str(p.ask.phase)}
+            await self.send(p.match.event(Tell(event)))
+
+    async def handle(self, message: dict[str, Any]) -> None:
+        """Referee one message from the bot outside the handshake."""
+        kind = message.get("type")
+        if kind == "bye":
+            self.bot_said_bye = True
+            return
+        if kind != "action":
+            self.notes.append(f"sent a message of type {short(kind)} (expected action)")
+            await self.send({"type": "error", "code": "unknown_type",
+                             "message": f"unknown message type {short(kind)}; a bot sends hello, action or bye"})
+            return
+        key = (message.get("match"), message.get("id"))
+        p = self.issued.get(key)  # type: ignore[arg-type]
+        if p is None:
+            self.notes.append(f"answered match {short(key[0])} id {short(key[1])}, a request never sent")
+            await self.send({"type": "error", "code": "unknown_request", "id": key[1],
+                             "message": f"no request {short(key[1])} was issued in match {short(key[0])}"})
+            return
+        if p.settled:
+            self.notes.append(f"answered {p.label} after it was settled")
+            await self.send({"type": "error", "code": "late", "id": p.id, "match": p.match.match_id,
+                             "message": f"request {p.id} was already settled"})
+            return
+        action = message.get("action")
+        latency = (time.monotonic() - p.sent_at) * 1000
+        legal = "action" in message and is_legal(p.ask, action)
+        p.answers.append(Answer(action=action, latency_ms=latency, legal=legal))
+        if p.reject_first and len(p.answers) == 1:
+            await self.send({"type": "error", "code": "illegal_action", "id": p.id,
+                             "match": p.match.match_id, "message": REJECT_MESSAGE})
+            return
+        if not legal:
+            reason = "the answer has no 'action' field" if "action" not in message else why_illegal(p.ask, action)
+            await self.send({"type": "error", "code": "illegal_action", "id": p.id,
+                             "match": p.match.match_id, "message": reason})
+            return
+        applied = canonical(action) if p.ask.phase is Phase.EXCHANGE else action
+        await self._settle(p, applied)
