@@ -1,0 +1,43 @@
+"""The Python bot SDK: a bot is one function and one line to run it.
+
+::
+
+    from protocol.sdk import run_bot
+
+    def choose(phase, legal, state):
+        return legal[0]
+
+    run_bot(choose, argv=sys.argv[1:])   # --host --port --token --name, or ARENA_* env
+
+See ``protocol/README.md`` for the protocol itself.
+"""
+
+from protocol.sdk.client import (
+    BotClient,
+    BotError,
+    ConnectionLostError,
+    HandshakeError,
+    MatchInfo,
+    PendingRequest,
+)
+from protocol.sdk.runner import BotConfigError, BotSettings, load_strategy, main, resolve_settings, run_bot
+from protocol.sdk.strategy import Strategy, default_action, is_legal, legal_index
+
+__all__ = [
+    "BotClient",
+    "BotConfigError",
+    "BotError",
+    "BotSettings",
+    "ConnectionLostError",
+    "HandshakeError",
+    "MatchInfo",
+    "PendingRequest",
+    "Strategy",
+    "default_action",
+    "is_legal",
+    "legal_index",
+    "load_strategy",
+    "main",
+    "resolve_settings",
+    "run_bot",
+]

@@ -1,0 +1,325 @@
+"""Sans-IO framing for the arena protocol: bytes in, messages out, and back.
+
+No sockets here. A connection owns one :class:`Decoder`; it feeds it whatever
+bytes arrive and pulls complete messages (plain ``dict``\\ s) out::
+
+    decoder = Decoder.for_server()          # detects the encoding
+    decoder.receive_data(chunk)
+    for message in decoder:                 # stops when more bytes are needed
+        ...
+    writer.write(encode(reply, decoder.encoding))
+
+Two encodings (protocol §1):
+
+* ``msgpack``: a 4-byte big-endian length N, then N bytes of one msgpack map.
+* ``jsonl``: one JSON object per ``\\n``-terminated UTF-8 line. Chosen for the
+  whole connection when the client's first byte is ``{`` (a msgpack frame
+  always starts with a zero byte for any allowed length, so the two never
+  collide).
+
+Limits are checked before anything big is buffered: a msgpack length prefix
+over the limit is refused as soon as its 4 bytes are in, and a JSON line is
+refused as soon as its unfinished part is longer than the limit.
+
+A decoder raises only :class:`~protocol.errors.FrameError` subclasses, whatever
+bytes it is given; after the first one it is broken and raises the same error
+again (the connection is to be closed anyway).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from enum import StrEnum
+from typing import Any, Iterator
+
+import msgpack
+
+from protocol.errors import FrameError, FrameTooLargeError, MalformedFrameError
+from protocol.messages import MAX_BOT_FRAME, MAX_SERVER_FRAME
+
+Message = dict[str, Any]
+
+_PREFIX = struct.Struct(">I")
+
+
+class Encoding(StrEnum):
+    MSGPACK = "msgpack"
+    JSONL = "jsonl"
+
+
+# --- encoding ---------------------------------------------------------------
+
+_json_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def encode(message: Message, encoding: Encoding | str, limit: int | None = None) -> bytes:
+    """One message as wire bytes (a whole frame or line).
+
+    ``limit``, if given, is the largest allowed frame body; a bigger message
+    raises :class:`FrameTooLargeError` (e.g. the SDK refuses to send what the
+    server would refuse to read).
+    """
+    if encoding == Encoding.MSGPACK:
+        body = msgpack.packb(message, use_bin_type=True)
+        if limit is not None and len(body) > limit:
+            raise FrameTooLargeError(f"message is {len(body)} bytes, over the {limit}-byte limit")
+        return _PREFIX.pack(len(body)) + body
+    if encoding == Encoding.JSONL:
+        body = _json_encoder.encode(message).encode("utf-8")
+        if limit is not None and len(body) > limit:
+            raise FrameTooLargeError(f"line is {len(body)} bytes, over the {limit}-byte limit")
+        return body + b"\n"
+    raise ValueError(f"unknown encoding {encoding!r}; expected 'msgpack' or 'jsonl'")
+
+
+class Encoded:
+    """A message encoded at most once per encoding.
+
+    The server sends each public event to every seat; seats may use different
+    encodings, so the bytes are made lazily and cached here.
+    """
+
+    __slots__ = ("message", "_msgpack", "_jsonl")
+
+    def __init__(self, message: Message) -> None:
+        self.message = message
+        self._msgpack: bytes | None = None
+        self._jsonl: bytes | None = None
+
+    def get(self, encoding: Encoding | str) -> bytes:
+        if encoding == Encoding.MSGPACK:
+            if self._msgpack is None:
+                self._msgpack = encode(self.message, Encoding.MSGPACK)
+            return self._msgpack
+        if self._jsonl is None:
+            self._jsonl = encode(self.message, Encoding.JSONL)
+        return self._jsonl
+
+
+def encode_many(message: Message, encodings: Iterator[Encoding] | list[Encoding] | set[Encoding]) -> dict[Encoding, bytes]:
+    """The message in each of ``encodings`` (each encoded once)."""
+    return {Encoding(e): encode(message, e) for e in set(encodings)}
+
+
+# --- decoding ---------------------------------------------------------------
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a protocol value")
+
+
+def _reject_ext(code: int, data: bytes) -> Any:
+    raise ValueError(f"msgpack extension type {code} is not a protocol value")
+
+
+def _check_value(message: Any, deep: bool = True) -> Message:
+    """A decoded frame must be a map with string keys, all the way down, and
+    hold only protocol values (no msgpack bin: it has no JSON equivalent).
+
+    ``deep=False`` checks the top level only: a client trusts the server's
+    nested values and skips the walk over large states.
+    """
+    if not isinstance(message, dict):
+        raise MalformedFrameError(f"a message must be a map, got {_kind(message)}")
+    if not deep:
+        for key in message:
+            if not isinstance(key, str):
+                raise MalformedFrameError(f"map keys must be strings, got key {key!r}")
+        return message
+    # Iterative walk: a deeply nested value must not hit the recursion limit.
+    stack: list[Any] = [message]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise MalformedFrameError(f"map keys must be strings, got key {key!r}")
+                stack.append(item)
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, (bytes, bytearray)):
+            raise MalformedFrameError("binary values are not allowed; send strings")
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise MalformedFrameError("NaN and infinities are not allowed")
+    return message
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+class Decoder:
+    """Splits one direction of a connection into messages.
+
+    ``encoding=None`` detects it from the first byte (server side); a client
+    knows its encoding. ``max_frame`` bounds a frame body or a line without
+    its ``\\n``. ``deep_check`` walks nested values too (for untrusted peers).
+    """
+
+    def __init__(
+        self, *, max_frame: int, encoding: Encoding | str | None = None, deep_check: bool = True
+    ) -> None:
+        self.max_frame = max_frame
+        self.deep_check = deep_check
+        self.encoding: Encoding | None = Encoding(encoding) if encoding is not None else None
+        self._buffer = bytearray()
+        self._scanned = 0  # JSONL: bytes of _buffer already known to hold no newline
+        self._error: FrameError | None = None
+
+    @classmethod
+    def for_server(cls) -> "Decoder":
+        """Reads what a bot sends: encoding from the first byte, 64 KiB frames."""
+        return cls(max_frame=MAX_BOT_FRAME)
+
+    @classmethod
+    def for_client(cls, encoding: Encoding | str = Encoding.MSGPACK) -> "Decoder":
+        """Reads what the server sends: 1 MiB frames."""
+        return cls(max_frame=MAX_SERVER_FRAME, encoding=encoding, deep_check=False)
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received but not yet part of a returned message."""
+        return len(self._buffer)
+
+    def receive_data(self, data: bytes) -> None:
+        if self._error is not None:
+            raise self._error
+        if self.encoding is None and data:
+            self.encoding = Encoding.JSONL if data[:1] == b"{" else Encoding.MSGPACK
+        self._buffer += data
+        # Refuse an overlong line now rather than buffer it until its "\n".
+        if self.encoding == Encoding.JSONL:
+            self._check_partial_line()
+
+    def next_message(self) -> Message | None:
+        """The next complete message, or None until more bytes arrive."""
+        if self._error is not None:
+            raise self._error
+        try:
+            if self.encoding is None:
+                return None
+            if self.encoding == Encoding.MSGPACK:
+                return self._next_msgpack()
+            return self._next_jsonl()
+        except FrameError as exc:
+            self._fail(exc)
+            raise
+
+    def __iter__(self) -> Iterator[Message]:
+        while (message := self.next_message()) is not None:
+            yield message
+
+    def feed(self, data: bytes) -> list[Message]:
+        """``receive_data`` then every complete message.
+
+        If a bad frame follows good ones, the good ones are returned and the
+        error is raised by the next call.
+        """
+        self.receive_data(data)
+        messages: list[Message] = []
+        try:
+            for message in self:
+                messages.append(message)
+        except FrameError:
+            if not messages:
+                raise
+        return messages
+
+    # -- internals --
+
+    def _fail(self, exc: FrameError) -> None:
+        self._error = exc
+        self._buffer.clear()  # nothing more will be read; release the memory
+
+    def _next_msgpack(self) -> Message | None:
+        buffer = self._buffer
+        if len(buffer) < 4:
+            return None
+        (size,) = _PREFIX.unpack_from(buffer)
+        if size == 0:
+            raise MalformedFrameError("empty frame (length 0); every frame holds one msgpack map")
+        if size > self.max_frame:
+            raise FrameTooLargeError(f"frame of {size} bytes announced, over the {self.max_frame}-byte limit")
+        end = 4 + size
+        if len(buffer) < end:
+            return None
+        body = bytes(buffer[4:end])
+        del buffer[:end]
+        try:
+            value = msgpack.unpackb(
+                body,
+                raw=False,
+                ext_hook=_reject_ext,
+                strict_map_key=False,  # we report non-string keys ourselves
+            )
+        except Exception as exc:  # msgpack raises many kinds; all mean "bad bytes"
+            raise MalformedFrameError(f"frame does not hold exactly one msgpack value: {_describe(exc)}") from None
+        return _check_value(value, self.deep_check)
+
+    def _check_partial_line(self) -> None:
+        newline = self._buffer.find(b"\n", self._scanned)
+        if newline < 0:
+            self._scanned = len(self._buffer)
+            if self._scanned > self.max_frame:
+                exc = FrameTooLargeError(f"line longer than {self.max_frame} bytes without a newline")
+                self._fail(exc)
+                raise exc
+
+    def _next_jsonl(self) -> Message | None:
+        buffer = self._buffer
+        newline = buffer.find(b"\n", self._scanned)
+        if newline < 0:
+            self._scanned = len(buffer)
+            if self._scanned > self.max_frame:
+                raise FrameTooLargeError(f"line longer than {self.max_frame} bytes without a newline")
+            return None
+        if newline > self.max_frame:
+            raise FrameTooLargeError(f"line of {newline} bytes, over the {self.max_frame}-byte limit")
+        line = bytes(buffer[:newline])
+        del buffer[: newline + 1]
+        self._scanned = 0
+        try:
+            text = line.decode("utf-8")
+            value = json.loads(text, parse_constant=_reject_constant)
+        except Exception as exc:  # UnicodeDecodeError, JSONDecodeError, RecursionError, ...
+            raise MalformedFrameError(f"line is not one UTF-8 JSON value: {_describe(exc)}") from None
+        return _check_value(value, self.deep_check)
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def decode_one(data: bytes, encoding: Encoding | str, max_frame: int = MAX_SERVER_FRAME) -> Message:
+    """Decode exactly one whole frame or line (handy in tests and tools)."""
+    decoder = Decoder(max_frame=max_frame, encoding=encoding)
+    decoder.receive_data(data)
+    message = decoder.next_message()
+    if message is None:
+        raise MalformedFrameError("incomplete frame")
+    if decoder.buffered:
+        raise MalformedFrameError(f"{decoder.buffered} bytes after the frame")
+    return message
+
+
+__all__ = [
+    "MAX_BOT_FRAME",
+    "MAX_SERVER_FRAME",
+    "Decoder",
+    "Encoded",
+    "Encoding",
+    "FrameError",
+    "Message",
+    "decode_one",
+    "encode",
+    "encode_many",
+]

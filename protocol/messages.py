@@ -1,0 +1,383 @@
+"""Protocol messages as typed values: one frozen dataclass per ``type``.
+
+``parse_bot_message`` / ``parse_server_message`` turn a decoded map into one
+of these, checking every field they use; unknown fields are ignored (§1), an
+unknown ``type`` raises :class:`~protocol.errors.UnknownTypeError`, a bad
+field a :class:`~protocol.errors.ValidationError` naming it::
+
+    hello.protocol: expected an integer, got 'one'
+
+``to_wire()`` gives the map back. Payloads whose shape belongs to the game
+(``rules``, ``state``, ``event``, ``legal``, ``action``, ``result``,
+``reveal``) stay plain wire values: the protocol carries them, the game
+defines them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Mapping, Union
+
+from protocol.errors import ErrorCode, UnknownTypeError, ValidationError
+
+PROTOCOL_VERSION = 1
+MAX_BOT_FRAME = 65_536
+MAX_SERVER_FRAME = 1 << 20
+HELLO_TIMEOUT_S = 5.0
+
+Wire = dict[str, Any]
+
+_MISSING = object()
+
+
+# --- field checks -----------------------------------------------------------
+
+
+def _show(value: Any) -> str:
+    if value is _MISSING:
+        return "nothing (the field is missing)"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class _Fields:
+    """Reads the fields of one message, naming ``type.field`` in errors."""
+
+    __slots__ = ("_data", "_type")
+
+    def __init__(self, data: Mapping[str, Any], type_name: str) -> None:
+        self._data = data
+        self._type = type_name
+
+    def _fail(self, name: str, expected: str, value: Any) -> ValidationError:
+        return ValidationError(f"{self._type}.{name}: expected {expected}, got {_show(value)}")
+
+    def integer(self, name: str, *, minimum: int | None = None, optional: bool = False) -> Any:
+        value = self._data.get(name, _MISSING)
+        if optional and value in (_MISSING, None):
+            return None
+        # bool is an int in Python, never on the wire.
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self._fail(name, "an integer", value)
+        if minimum is not None and value < minimum:
+            raise self._fail(name, f"an integer >= {minimum}", value)
+        return value
+
+    def string(self, name: str, *, optional: bool = False) -> Any:
+        value = self._data.get(name, _MISSING)
+        if optional and value in (_MISSING, None):
+            return None
+        if not isinstance(value, str):
+            raise self._fail(name, "a string", value)
+        return value
+
+    def mapping(self, name: str, *, optional: bool = False) -> Any:
+        value = self._data.get(name, _MISSING)
+        if optional and value in (_MISSING, None):
+            return {}
+        if not isinstance(value, dict):
+            raise self._fail(name, "a map", value)
+        return value
+
+    def array(self, name: str, *, optional: bool = False) -> Any:
+        value = self._data.get(name, _MISSING)
+        if optional and value in (_MISSING, None):
+            return []
+        if not isinstance(value, list):
+            raise self._fail(name, "an array", value)
+        return value
+
+    def strings(self, name: str) -> tuple[str, ...]:
+        value = self.array(name)
+        for index, item in enumerate(value):
+            if not isinstance(item, str):
+                raise self._fail(f"{name}[{index}]", "a string", item)
+        return tuple(value)
+
+    def present(self, name: str) -> Any:
+        """Any value, null included, but the field must be there."""
+        value = self._data.get(name, _MISSING)
+        if value is _MISSING:
+            raise self._fail(name, "a value (null is allowed)", value)
+        return value
+
+
+# --- messages from bots -----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """Bot → server, first message: ``protocol``, ``token``, optional ``name``."""
+
+    type: ClassVar[str] = "hello"
+    protocol: int
+    token: str
+    name: str | None = None
+
+    def to_wire(self) -> Wire:
+        wire: Wire = {"type": "hello", "protocol": self.protocol, "token": self.token}
+        if self.name is not None:
+            wire["name"] = self.name
+        return wire
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> "Hello":
+        f = _Fields(data, "hello")
+        return cls(protocol=f.integer("protocol"), token=f.string("token"), name=f.string("name", optional=True))
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """Bot → server: the answer ``action`` to request ``id`` of ``match``."""
+
+    type: ClassVar[str] = "action"
+    match: str
+    id: int
+    action: Any
+
+    def to_wire(self) -> Wire:
+        return {"type": "action", "match": self.match, "id": self.id, "action": self.action}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> "Action":
+        f = _Fields(data, "action")
+        return cls(match=f.string("match"), id=f.integer("id"), action=f.present("action"))
+
+
+@dataclass(frozen=True, slots=True)
+class Bye:
+    """Either side: leaving; the sender closes the connection next."""
+
+    type: ClassVar[str] = "bye"
+
+    def to_wire(self) -> Wire:
+        return {"type": "bye"}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> "Bye":
+        return cls()
+
+
+# --- messages from the server -----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome:
+    type: ClassVar[str] = "welcome"
+    protocol: int
+    bot: str
+    server: str
+
+    def to_wire(self) -> Wire:
+        return {"type": "welcome", "protocol": self.protocol, "bot": self.bot, "server": self.server}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> "Welcome":
+        f = _Fields(data, "welcome")
+        return cls(protocol=f.integer("protocol"), bot=f.string("bot"), server=f.string("server"))
+
+
+@dataclass(frozen=True, slots=True)
+class Error:
+    """Server → bot. ``code`` is an :class:`ErrorCode` when known (a newer
+    server may send codes this client does not know: they stay strings)."""
+
+    type: ClassVar[str] = "error"
+    code: ErrorCode | str
+    message: str
+    id: int | None = None
+
+    def to_wire(self) -> Wire:
+        wire: Wire = {"type": "error", "code": str(self.code), "message": self.message}
+        if self.id is not None:
+            wire["id"] = self.id
+        return wire
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> "Error":
+        f = _Fields(data, "error")
+        code = f.string("code")
+        try:
+            code = ErrorCode(code)
+        except ValueError:
+            pass
+        message = f.string("message", optional=True) or ""
+        return cls(code=code, message=message, id=f.integer("id", optional=True))
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    decision_ms: int
+    bank_ms: int = 0
+
+    def to_wire(self) -> Wire:
+        return {"decision_ms": self.decision_ms, "bank_ms": self.bank_ms}
+
+
+@dataclass(frozen=True, slots=True)
+class MatchStart:
+    type: ClassVar[str] = "match_start"
+    match: str
+    game: str
+    seat: int
+    players: tuple[str, ...]
+    rules: Wire
+    limits: Limits
+
+    def to_wire(self) -> Wire:
+        return {
+            "type": "match_start",
+            "match": self.match,
+            "game": self.game,
+            "seat": self.seat,
+            "players": list(self.players),
+            "rules": self.rules,
+            "limits": self.limits.to_wire(),
+        }
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> "MatchStart":
+        f = _Fields(data, "match_start")
+        limits = _Fields(f.mapping("limits"), "match_start.limits")
+        return cls(
+            match=f.string("match"),
+            game=f.string("game"),
+            seat=f.integer("seat", minimum=0),
+            players=f.strings("players"),
+            rules=f.mapping("rules", optional=True),
+            limits=Limits(
+                decision_ms=limits.integer("decision_ms", minimum=0),
+                bank_ms=limits.integer("bank_ms", minimum=0, optional=True) or 0,
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Server → bot: something this seat may see; ``event["kind"]`` says what."""
+
+    type: ClassVar[str] = "event"
+    match: str
+    event: Wire
+
+    @property
+    def kind(self) -> str:
+        return self.event["kind"]
+
+    def to_wire(self) -> Wire:
+        return {"type": "event", "match": self.match, "event": self.event}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> "Event":
+        f = _Fields(data, "event")
+        event = f.mapping("event")
+        _Fields(event, "event.event").string("kind")
+        return cls(match=f.string("match"), event=event)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """Server → bot: this seat must answer ``id`` within ``deadline_ms``."""
+
+    type: ClassVar[str] = "request"
+    match: str
+    id: int
+    phase: str
+    deadline_ms: int
+    legal: list[Any]
+    state: Wire
+
+    def to_wire(self) -> Wire:
+        return {
+            "type": "request",
+            "match": self.match,
+            "id": self.id,
+            "phase": self.phase,
+            "deadline_ms": self.deadline_ms,
+            "legal": self.legal,
+            "state": self.state,
+        }
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> "Request":
+        f = _Fields(data, "request")
+        return cls(
+            match=f.string("match"),
+            id=f.integer("id"),
+            phase=f.string("phase"),
+            deadline_ms=f.integer("deadline_ms", minimum=0),
+            legal=f.array("legal"),
+            state=f.mapping("state"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnd:
+    type: ClassVar[str] = "match_end"
+    match: str
+    result: Wire
+    reveal: list[Wire]
+
+    def to_wire(self) -> Wire:
+        return {"type": "match_end", "match": self.match, "result": self.result, "reveal": self.reveal}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> "MatchEnd":
+        f = _Fields(data, "match_end")
+        return cls(match=f.string("match"), result=f.mapping("result"), reveal=f.array("reveal", optional=True))
+
+
+BotMessage = Union[Hello, Action, Bye]
+ServerMessage = Union[Welcome, Error, MatchStart, Event, Request, MatchEnd, Bye]
+
+_BOT_TYPES: dict[str, Callable[[Mapping[str, Any]], Any]] = {
+    cls.type: cls.from_wire for cls in (Hello, Action, Bye)
+}
+_SERVER_TYPES: dict[str, Callable[[Mapping[str, Any]], Any]] = {
+    cls.type: cls.from_wire for cls in (Welcome, Error, MatchStart, Event, Request, MatchEnd, Bye)
+}
+
+
+def _parse(data: Any, table: dict[str, Callable[[Mapping[str, Any]], Any]]) -> Any:
+    if not isinstance(data, dict):
+        raise ValidationError(f"message: expected a map, got {_show(data)}")
+    type_name = data.get("type", _MISSING)
+    if not isinstance(type_name, str):
+        raise ValidationError(f"message.type: expected a string, got {_show(type_name)}")
+    parser = table.get(type_name)
+    if parser is None:
+        raise UnknownTypeError(type_name, tuple(table))
+    return parser(data)
+
+
+def parse_bot_message(data: Mapping[str, Any]) -> BotMessage:
+    """A map a bot sent, as a message value (server side)."""
+    return _parse(data, _BOT_TYPES)
+
+
+def parse_server_message(data: Mapping[str, Any]) -> ServerMessage:
+    """A map the server sent, as a message value (client side)."""
+    return _parse(data, _SERVER_TYPES)
+
+
+__all__ = [
+    "HELLO_TIMEOUT_S",
+    "MAX_BOT_FRAME",
+    "MAX_SERVER_FRAME",
+    "PROTOCOL_VERSION",
+    "Action",
+    "BotMessage",
+    "Bye",
+    "Error",
+    "ErrorCode",
+    "Event",
+    "Hello",
+    "Limits",
+    "MatchEnd",
+    "MatchStart",
+    "Request",
+    "ServerMessage",
+    "Welcome",
+    "parse_bot_message",
+    "parse_server_message",
+]
