@@ -1,0 +1,260 @@
+"""HTML pages and the fragments live pages refetch when told to.
+
+Pages are rendered on the server (they work without JavaScript); the
+scripts in ``static/`` add live updates over SSE and the replay viewer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from arena.storage.base import MatchStatus
+from arena.web.errors import ApiError, check_name, int_param
+from arena.web.keys import QUERIES
+from arena.web.live import LADDER
+from arena.web.queries import ALL
+from arena.web.render import (
+    bot_link,
+    e,
+    layout,
+    live_list,
+    match_link,
+    matches_table,
+    num,
+    pager,
+    progress_bar,
+    rating_chart,
+    standings_table,
+    tournament_link,
+    u,
+    when,
+)
+
+routes = web.RouteTableDef()
+PAGE_SIZE = 50
+
+
+def _html(text: str, status: int = 200) -> web.Response:
+    return web.Response(text=text, status=status, content_type="text/html",
+                        headers={"Cache-Control": "no-cache"})
+
+
+def _tournaments_list(items: list[dict[str, Any]]) -> str:
+    if not items:
+        return '<p class="empty">No tournaments yet.</p>'
+    rows = "".join(
+        f'<li>{tournament_link(t["id"], t["name"])} <span class="status {e(t["status"])}">'
+        f'{e(t["status"])}</span> <small>{t["progress"]["done"]}/{t["progress"]["total"]} '
+        f'matches</small></li>' for t in items)
+    return f'<ul class="tournaments">{rows}</ul>'
+
+
+# -- fragments ----------------------------------------------------------------
+def _standings_fragment(request: web.Request, scope: str) -> str:
+    caption = "Ladder (matches outside tournaments)" if scope == LADDER else "Standings"
+    return standings_table(request.app[QUERIES].standings(scope), caption)
+
+
+@routes.get("/partials/standings")
+async def standings_partial(request: web.Request) -> web.Response:
+    scope = request.query.get("scope", LADDER)
+    if scope not in (LADDER, ALL):
+        check_name(scope, "scope")
+    return _html(_standings_fragment(request, scope))
+
+
+@routes.get("/partials/live")
+async def live_partial(request: web.Request) -> web.Response:
+    return _html(live_list(request.app[QUERIES].live_matches()))
+
+
+@routes.get("/partials/matches")
+async def matches_partial(request: web.Request) -> web.Response:
+    tid = request.query.get("tournament")
+    if tid is not None:
+        check_name(tid, "tournament id")
+    items, _ = request.app[QUERIES].list_matches(
+        bot=None, tournament_id=tid, status=None, limit=20, offset=0)
+    return _html(matches_table(items, "Latest matches"))
+
+
+@routes.get("/partials/tournaments")
+async def tournaments_partial(request: web.Request) -> web.Response:
+    items, _ = request.app[QUERIES].list_tournaments(50, 0)
+    return _html(_tournaments_list(items))
+
+
+# -- pages ------------------------------------------------------------------------
+@routes.get("/")
+async def index(request: web.Request) -> web.Response:
+    q = request.app[QUERIES]
+    tournaments, _ = q.list_tournaments(50, 0)
+    recent, _ = q.list_matches(bot=None, tournament_id=None, status=MatchStatus.FINISHED,
+                               limit=10, offset=0)
+    main = f"""
+<h1>Standings</h1>
+<p id="live-status" class="live-status" role="status" aria-live="polite"></p>
+<section aria-labelledby="h-live"><h2 id="h-live">Live now</h2>
+<div id="live" data-partial="/partials/live">{live_list(q.live_matches())}</div></section>
+<section aria-labelledby="h-ladder"><h2 id="h-ladder">Ladder</h2>
+<div id="standings" data-partial="/partials/standings?scope={LADDER}">
+{_standings_fragment(request, LADDER)}</div></section>
+<section aria-labelledby="h-tournaments"><h2 id="h-tournaments">Tournaments</h2>
+<div id="tournaments" data-partial="/partials/tournaments">{_tournaments_list(tournaments)}</div>
+</section>
+<section aria-labelledby="h-recent"><h2 id="h-recent">Latest finished matches</h2>
+{matches_table(recent, "Latest finished matches")}
+<p><a href="/matches">All matches</a></p></section>"""
+    page = f'<div data-live-channels="standings:{LADDER} matches tournaments">{main}</div>'
+    return _html(layout("Standings", page, scripts=("common.js", "live.js")))
+
+
+@routes.get("/tournaments/{id}")
+async def tournament(request: web.Request) -> web.Response:
+    q = request.app[QUERIES]
+    t = q.get_tournament(request.match_info["id"])
+    tid = t["id"]
+    matches, total = q.list_matches(bot=None, tournament_id=tid, status=None, limit=20,
+                                    offset=0)
+    p = t["progress"]
+    main = f"""
+<div data-live-channels="tournament:{e(tid)}">
+<h1>Tournament {e(t["name"])}</h1>
+<p id="live-status" class="live-status" role="status" aria-live="polite"></p>
+<dl class="facts"><dt>Id</dt><dd>{e(tid)}</dd><dt>Game</dt><dd>{e(t["game"])}</dd>
+<dt>Status</dt><dd><span class="status {e(t["status"])}">{e(t["status"])}</span></dd>
+<dt>Created</dt><dd>{when(t["created_at"])}</dd>
+<dt>Finished</dt><dd>{when(t["finished_at"])}</dd></dl>
+{progress_bar(p["done"], p["total"])}
+<section aria-labelledby="h-standings"><h2 id="h-standings">Standings</h2>
+<div id="standings" data-partial="/partials/standings?scope={u(tid)}">
+{standings_table(q.standings(tid), "Standings of " + t["name"])}</div></section>
+<section aria-labelledby="h-matches"><h2 id="h-matches">Matches</h2>
+<div id="matches" data-partial="/partials/matches?tournament={u(tid)}">
+{matches_table(matches, "Latest matches")}</div>
+<p><a href="/matches?tournament={u(tid)}">All {total} matches</a></p></section>
+</div>"""
+    return _html(layout(f"Tournament {t['name']}", main, scripts=("common.js", "live.js")))
+
+
+@routes.get("/matches")
+async def matches(request: web.Request) -> web.Response:
+    params: dict[str, str] = {}
+    for key, what in (("bot", "bot name"), ("tournament", "tournament id")):
+        if key in request.query:
+            params[key] = check_name(request.query[key], what)
+    status = None
+    if "status" in request.query:
+        try:
+            status = MatchStatus(request.query["status"])
+        except ValueError:
+            raise ApiError(400, f"unknown status {request.query['status']!r}") from None
+        params["status"] = status.value
+    offset = int_param(request, "offset", 0, lo=0)
+    items, total = request.app[QUERIES].list_matches(
+        bot=params.get("bot"), tournament_id=params.get("tournament"), status=status,
+        limit=PAGE_SIZE, offset=offset)
+    filters = ", ".join(f"{k} {v}" for k, v in params.items()) or "all"
+    main = (f"<h1>Matches</h1><p>Showing: {e(filters)} ({total} in all).</p>"
+            f"{matches_table(items, 'Matches, newest first')}"
+            f"{pager('/matches', params, total, PAGE_SIZE, offset)}")
+    return _html(layout("Matches", main))
+
+
+@routes.get("/matches/{id}")
+async def match(request: web.Request) -> web.Response:
+    detail = request.app[QUERIES].match_detail(request.match_info["id"])
+    m = detail["match"]
+    result = m.get("result") or {}
+    faults = m.get("faults") or []
+    rows = []
+    for seat, name in enumerate(m["players"]):
+        def pick(key: str, s: int = seat) -> Any:
+            values = result.get(key) or []
+            return values[s] if s < len(values) else None
+        f = faults[seat] if seat < len(faults) else {}
+        fault_text = ", ".join(f"{k} {v}" for k, v in f.items() if v and k != "autopilot")
+        if f.get("autopilot"):
+            fault_text = (fault_text + ", " if fault_text else "") + "autopilot"
+        rows.append(f'<tr><td class="n">{seat}</td><th scope="row">{bot_link(name)}</th>'
+                    f'<td class="n">{num(pick("ranks"))}</td>'
+                    f'<td class="n">{num(pick("stars"))}</td>'
+                    f'<td class="n">{num(pick("sums"))}</td><td>{e(fault_text or "—")}</td></tr>')
+    tid = m.get("tournament_id")
+    where = tournament_link(tid) if tid else "ladder"
+    note = ""
+    if detail["live"]:
+        note = ('<p class="note">This match is being played: only public information is shown '
+                'until it ends; then the full deal and its commitments appear.</p>')
+    elif detail["embargoed"]:
+        note = ('<p class="note">The replay of this match is held back until every rotation '
+                'of its deals in the tournament has been played (they share the decks).</p>')
+    elif m["status"] == MatchStatus.ABORTED.value:
+        note = f'<p class="note">Aborted: {e(m.get("abort_reason") or "no reason given")}.</p>'
+    status = f'<span id="match-status" class="status {e(m["status"])}">{e(m["status"])}</span>'
+    main = f"""
+<h1>Match {e(m["id"])}</h1>
+<dl class="facts"><dt>Game</dt><dd>{e(m["game"])}</dd>
+<dt>Status</dt><dd>{status}</dd>
+<dt>Where</dt><dd>{where}</dd><dt>Started</dt><dd>{when(m.get("started_at"))}</dd>
+<dt>Finished</dt><dd>{when(m.get("finished_at"))}</dd></dl>
+{note}
+<table class="seats"><caption>Players and result</caption><thead><tr>
+<th scope="col">Seat</th><th scope="col">Bot</th><th scope="col">Place</th>
+<th scope="col">★</th><th scope="col">Score sum</th><th scope="col">Faults</th></tr></thead>
+<tbody>{"".join(rows)}</tbody></table>
+<section id="replay" class="replay" aria-labelledby="h-replay" data-match="{e(m["id"])}"
+ data-game="{e(m["game"])}"><h2 id="h-replay">{"Live table" if detail["live"] else "Replay"}</h2>
+<noscript><p>The replay viewer needs JavaScript; the full log is at
+<a href="/api/matches/{u(m["id"])}">/api/matches/{e(m["id"])}</a>.</p></noscript>
+</section>"""
+    return _html(layout(f"Match {m['id']}", main, scripts=("common.js", "replay.js")))
+
+
+@routes.get("/bots/{name}")
+async def bot(request: web.Request) -> web.Response:
+    scope = request.query.get("scope", LADDER)
+    if scope not in (LADDER, ALL):
+        check_name(scope, "scope")
+    q = request.app[QUERIES]
+    stats = q.bot_stats(request.match_info["name"], scope, 20)
+    b, s = stats["bot"], stats["standing"] or {}
+    latency, faults = stats["latency"], stats["faults"]
+    recent = "".join(
+        f'<tr><th scope="row">{match_link(r["match"])}</th><td class="n">{num(r["place"])}</td>'
+        f'<td class="n">{num(r["stars"])}</td><td class="n">{num(r["sum"])}</td>'
+        f'<td>{when(r["finished_at"])}</td></tr>' for r in stats["recent"])
+    scopes = " · ".join(
+        f'<a href="/bots/{u(b["name"])}?scope={u(sc)}"'
+        f'{" aria-current=page" if sc == scope else ""}>{e(label)}</a>'
+        for sc, label in ((LADDER, "ladder"), (ALL, "all matches")))
+    history_rows = "".join(
+        f'<tr><td>{match_link(h["match"])}</td><td class="n">{h["mu"]:.2f}</td>'
+        f'<td class="n">{h["sigma"]:.2f}</td></tr>' for h in stats["rating_history"][-50:])
+    main = f"""
+<h1>Bot {e(b["name"])}</h1>
+<p>Scope: {scopes}{"" if scope in (LADDER, ALL) else " · tournament " + tournament_link(scope)}</p>
+<dl class="facts"><dt>Kind</dt><dd>{e(b["kind"])}</dd>
+<dt>Registered</dt><dd>{when(b["created_at"])}</dd>
+{"<dt>Status</dt><dd>removed</dd>" if b["removed"] else ""}
+<dt>Rank</dt><dd>{num(s.get("rank"))}</dd><dt>Matches</dt><dd>{stats["matches"]}</dd>
+<dt>Stars per match</dt><dd>{num(stats["stars_per_match"])}</dd>
+<dt>Rating</dt><dd>{num(s.get("rating_mu"), 1)} ± {num(s.get("rating_sigma"), 1)}</dd>
+<dt>Faults</dt><dd>{faults["timeouts"]} timeouts, {faults["illegal"]} illegal,
+{faults["disconnects"]} disconnects, {faults["autopilot_matches"]} matches on autopilot</dd>
+<dt>Latency</dt><dd>median {num(latency["median_ms"], 1)} ms, 90% under
+{num(latency["p90_ms"], 1)} ms, max {num(latency["max_ms"], 1)} ms over
+{latency["decisions"]} decisions (last {stats["latency_matches"]} matches)</dd></dl>
+<section aria-labelledby="h-rating"><h2 id="h-rating">Rating</h2>
+{rating_chart(stats["rating_history"], b["name"])}
+<details><summary>Rating history as a table (last 50)</summary>
+<table><thead><tr><th scope="col">Match</th><th scope="col">μ</th><th scope="col">σ</th>
+</tr></thead><tbody>{history_rows}</tbody></table></details></section>
+<section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>
+<table class="recent"><thead><tr><th scope="col">Match</th><th scope="col">Place</th>
+<th scope="col">★</th><th scope="col">Score sum</th><th scope="col">Finished</th></tr></thead>
+<tbody>{recent}</tbody></table>
+<p><a href="/matches?bot={u(b["name"])}">All matches of {e(b["name"])}</a></p></section>"""
+    return _html(layout(f"Bot {b['name']}", main))

@@ -1,0 +1,311 @@
+"""Every store read the web does, and the wire form of what it reads.
+
+Handlers call only this module, so reads can move to a worker thread in one
+place. Two rules about hidden information live here and nowhere else:
+
+* The stored log of a RUNNING match holds every hand and is never served;
+  a running match is shown from the hub's public log only.
+* A finished match of a duplicate tournament shares its decks with the other
+  rotations of its table. While one of those is still unplayed its log and
+  reveal are withheld ("embargoed"), or a bot could read its next deals.
+"""
+
+from __future__ import annotations
+
+import collections
+import statistics
+from collections.abc import Iterable
+from dataclasses import asdict
+from typing import Any
+
+from arena.storage.base import (
+    BotRecord,
+    MatchRecord,
+    MatchStatus,
+    NotFoundError,
+    ScheduledMatch,
+    Store,
+    StoredEvent,
+    TournamentRecord,
+    TournamentStatus,
+)
+from arena.tournament.standings import compute_standings, rating_history
+from arena.web.live import LADDER, LiveHub
+
+Wire = dict[str, Any]
+
+PAGE = 500  # rows per store read when walking a whole result set
+MAX_SCOPE_MATCHES = 200_000  # standings beyond this would need a summary table
+MAX_LATENCY_MATCHES = 100  # recent matches read in full for latency figures
+CACHE_SCOPES = 32
+ALL = "all"
+
+
+# -- wire forms -------------------------------------------------------------
+def bot_wire(bot: BotRecord) -> Wire:
+    # Never the token hash: it is not secret-grade, but nobody needs it.
+    return {"name": bot.name, "kind": bot.kind, "owner": bot.owner,
+            "created_at": bot.created_at, "removed": bot.removed}
+
+
+def match_wire(m: MatchRecord) -> Wire:
+    """A match without its log; ``seed`` is never served (it fixes the decks)."""
+    return {
+        "id": m.id, "game": m.game, "players": list(m.players), "status": m.status.value,
+        "tournament_id": m.tournament_id, "started_at": m.started_at,
+        "finished_at": m.finished_at, "rules": m.rules, "limits": m.limits,
+        "result": m.result, "abort_reason": m.abort_reason,
+        "faults": None if m.faults is None else [asdict(f) for f in m.faults],
+    }
+
+
+def event_wire(e: StoredEvent) -> Wire:
+    return {"seq": e.seq, "at": e.at, "data": e.data}
+
+
+def latency_summary(samples: Iterable[float]) -> Wire:
+    values = sorted(samples)
+    if not values:
+        return {"decisions": 0, "median_ms": None, "p90_ms": None, "max_ms": None}
+    return {"decisions": len(values), "median_ms": round(statistics.median(values), 3),
+            "p90_ms": round(values[min(len(values) - 1, int(0.9 * len(values)))], 3),
+            "max_ms": round(values[-1], 3)}
+
+
+def progress(schedule: list[ScheduledMatch]) -> Wire:
+    return {"done": sum(1 for s in schedule if s.match_id is not None),
+            "total": len(schedule)}
+
+
+class Queries:
+    """Read side of the web app over one :class:`Store` and one hub."""
+
+    def __init__(self, store: Store, hub: LiveHub) -> None:
+        self.store = store
+        self.hub = hub
+        # scope -> (freshness key, matches oldest first, standings rows)
+        self._cache: collections.OrderedDict[str, tuple[int, list[MatchRecord], list[Wire]]]
+        self._cache = collections.OrderedDict()
+
+    # -- bots ---------------------------------------------------------------
+    def get_bot(self, name: str) -> BotRecord:
+        bot = self.store.get_bot(name)
+        if bot is None:
+            raise NotFoundError(f"no bot named {name!r}")
+        return bot
+
+    def list_bots(self, limit: int, offset: int) -> tuple[list[Wire], int]:
+        bots = sorted(self.store.list_bots(), key=lambda b: b.name.lower())
+        return [bot_wire(b) for b in bots[offset:offset + limit]], len(bots)
+
+    # -- matches --------------------------------------------------------------
+    def list_matches(self, *, bot: str | None, tournament_id: str | None,
+                     status: MatchStatus | None, limit: int,
+                     offset: int) -> tuple[list[Wire], int]:
+        records = self.store.list_matches(bot=bot, tournament_id=tournament_id,
+                                          status=status, limit=limit, offset=offset)
+        total = self.store.count_matches(bot=bot, tournament_id=tournament_id, status=status)
+        return [match_wire(m) for m in records], total
+
+    def get_match(self, match_id: str) -> MatchRecord | None:
+        try:
+            return self.store.get_match(match_id)
+        except NotFoundError:
+            return None
+
+    def match_detail(self, match_id: str) -> Wire:
+        """The match, its result, reveal and event log, as far as it may be shown."""
+        record = self.get_match(match_id)
+        if record is None or record.status is MatchStatus.RUNNING:
+            return self._live_detail(match_id, record)
+        embargoed = self._embargoed(record)
+        wire = match_wire(record)
+        wire["reveal"] = None if embargoed else record.reveal
+        wire["latency"] = [latency_summary(seat) for seat in record.latency_ms or []]
+        events = [] if embargoed else [event_wire(e) for e in self.store.get_events(match_id)]
+        return {"match": wire, "live": False, "embargoed": embargoed, "events": events}
+
+    def _live_detail(self, match_id: str, record: MatchRecord | None) -> Wire:
+        info = self.hub.live_info(match_id)
+        if record is None and info is None:
+            raise NotFoundError(f"no match with id {match_id!r}")
+        if record is not None:
+            wire = match_wire(record)
+        else:  # the store has not caught up with the hub yet
+            wire = {"id": match_id, "game": info.get("game"), "players": info.get("players", []),
+                    "status": MatchStatus.RUNNING.value,
+                    "tournament_id": info.get("tournament_id"),
+                    "started_at": info.get("started_at"), "finished_at": None,
+                    "rules": info.get("rules"), "limits": info.get("limits"), "result": None,
+                    "abort_reason": None, "faults": None}
+        wire["reveal"] = None
+        wire["latency"] = []
+        return {"match": wire, "live": True, "embargoed": False,
+                "events": self.hub.public_log(match_id) or [],
+                "truncated": bool(info and info.get("truncated"))}
+
+    def _embargoed(self, record: MatchRecord) -> bool:
+        if record.tournament_id is None:
+            return False
+        try:
+            tournament = self.store.get_tournament(record.tournament_id)
+        except NotFoundError:
+            return False
+        if tournament.status not in (TournamentStatus.PENDING, TournamentStatus.RUNNING):
+            return False
+        if record.seed is None:
+            return True  # cannot tell which slots share its decks: be safe
+        return any(s.seed == record.seed and s.match_id is None
+                   for s in self.store.get_schedule(record.tournament_id))
+
+    # -- tournaments -------------------------------------------------------------
+    def tournament_wire(self, t: TournamentRecord, *, config: bool = False) -> Wire:
+        wire = {"id": t.id, "name": t.name, "game": t.game, "status": t.status.value,
+                "created_at": t.created_at, "finished_at": t.finished_at,
+                "progress": progress(self.store.get_schedule(t.id))}
+        if config:
+            wire["config"] = t.config
+        return wire
+
+    def list_tournaments(self, limit: int, offset: int) -> tuple[list[Wire], int]:
+        records = sorted(self.store.list_tournaments(), key=lambda t: t.created_at,
+                         reverse=True)
+        return [self.tournament_wire(t) for t in records[offset:offset + limit]], len(records)
+
+    def get_tournament(self, tournament_id: str) -> Wire:
+        return self.tournament_wire(self.store.get_tournament(tournament_id), config=True)
+
+    # -- standings -----------------------------------------------------------------
+    def standings(self, scope: str) -> list[Wire]:
+        """Rows for ``ladder`` (matches outside tournaments), ``all``, or a
+        tournament id (raises NotFoundError for an unknown one)."""
+        return self._scope(scope)[1]
+
+    def scope_matches(self, scope: str) -> list[MatchRecord]:
+        return self._scope(scope)[0]
+
+    def _scope(self, scope: str) -> tuple[list[MatchRecord], list[Wire]]:
+        tournament_id = None if scope in (LADDER, ALL) else scope
+        if tournament_id is not None:
+            self.store.get_tournament(tournament_id)  # 404 for unknown ids
+        # Any new finished match anywhere changes this count, so a cached
+        # table is reused only while nothing finished.
+        key = self.store.count_matches(tournament_id=tournament_id,
+                                       status=MatchStatus.FINISHED)
+        cached = self._cache.get(scope)
+        if cached is not None and cached[0] == key:
+            self._cache.move_to_end(scope)
+            return cached[1], cached[2]
+        matches = self._finished(tournament_id)
+        if scope == LADDER:
+            matches = [m for m in matches if m.tournament_id is None]
+        rows = [row.to_dict() for row in compute_standings(matches)]
+        self._cache[scope] = (key, matches, rows)
+        while len(self._cache) > CACHE_SCOPES:
+            self._cache.popitem(last=False)
+        return matches, rows
+
+    def _finished(self, tournament_id: str | None) -> list[MatchRecord]:
+        finished = getattr(self.store, "finished_matches", None)
+        if finished is not None:  # SqliteStore: one ordered query instead of pages
+            return list(finished(tournament_id=tournament_id))
+        out: list[MatchRecord] = []
+        while len(out) < MAX_SCOPE_MATCHES:
+            page = self.store.list_matches(tournament_id=tournament_id,
+                                           status=MatchStatus.FINISHED,
+                                           limit=PAGE, offset=len(out))
+            out.extend(page)
+            if len(page) < PAGE:
+                break
+        out.sort(key=lambda m: (m.finished_at or 0.0, m.id))  # oldest first
+        return out
+
+    # -- one bot --------------------------------------------------------------------
+    def bot_stats(self, name: str, scope: str, recent: int) -> Wire:
+        bot = self.get_bot(name)
+        matches, rows = self._scope(scope)
+        standing = next((r for r in rows if r.get("bot") == name), None)
+        history = [{"match": mid, "finished_at": at, "mu": mu, "sigma": sigma}
+                   for mid, at, mu, sigma in rating_history(matches, name)]
+        own = [m for m in matches if name in m.players]
+        per_match = [_bot_line(m, name) for m in own]
+        stars = [line["stars"] for line in per_match]
+        latencies: list[float] = []
+        for m in own[-MAX_LATENCY_MATCHES:]:
+            full = self.get_match(m.id)
+            for seat, who in enumerate(full.players if full else ()):
+                if who == name and full.latency_ms and seat < len(full.latency_ms):
+                    latencies.extend(full.latency_ms[seat])
+        return {
+            "bot": bot_wire(bot), "scope": scope, "standing": standing,
+            "rating_history": history,
+            "matches": len(own),
+            "stars_per_match": round(sum(stars) / len(stars), 4) if stars else None,
+            "recent": list(reversed(per_match[-recent:])),
+            "faults": _fault_totals(own, name),
+            "latency": latency_summary(latencies),
+            "latency_matches": min(len(own), MAX_LATENCY_MATCHES),
+        }
+
+    def bot_faults(self, name: str, limit: int, offset: int) -> tuple[list[Wire], int]:
+        """Faults of every match of ``name``, newest first, with the fault
+        records of its own seats (read only from matches that are over)."""
+        self.get_bot(name)
+        records = self.store.list_matches(bot=name, limit=limit, offset=offset)
+        total = self.store.count_matches(bot=name)
+        out = []
+        for m in records:
+            seats = [i for i, who in enumerate(m.players) if who == name]
+            details: list[Wire] = []
+            if m.status is not MatchStatus.RUNNING:
+                for e in self.store.get_events(m.id):
+                    if e.data.get("kind") in ("timeout", "autopilot") \
+                            and e.data.get("seat") in seats:
+                        details.append({"seq": e.seq, "at": e.at, **_fault_fields(e.data)})
+            out.append({
+                "match": m.id, "status": m.status.value, "tournament_id": m.tournament_id,
+                "started_at": m.started_at, "seats": seats,
+                "faults": None if m.faults is None
+                else [asdict(m.faults[s]) for s in seats if s < len(m.faults)],
+                "abort_reason": m.abort_reason, "events": details,
+            })
+        return out, total
+
+    # -- live ---------------------------------------------------------------------
+    def live_matches(self) -> list[Wire]:
+        return self.hub.live_matches()
+
+
+def _fault_fields(data: Wire) -> Wire:
+    # Whitelisted so a richer record can never carry a card out of here.
+    return {k: data[k] for k in ("kind", "seat", "phase", "reason") if k in data}
+
+
+def _bot_line(m: MatchRecord, name: str) -> Wire:
+    """One bot's figures in one finished match (its best seat if it sat twice)."""
+    result = m.result or {}
+    seats = [i for i, who in enumerate(m.players) if who == name]
+    ranks = result.get("ranks") or []
+    seat = min(seats, key=lambda s: ranks[s] if s < len(ranks) else 99)
+
+    def pick(key: str) -> Any:
+        values = result.get(key) or []
+        return values[seat] if seat < len(values) else None
+
+    return {"match": m.id, "tournament_id": m.tournament_id, "finished_at": m.finished_at,
+            "seat": seat, "players": list(m.players), "place": pick("ranks"),
+            "stars": pick("stars") or 0, "sum": pick("sums")}
+
+
+def _fault_totals(matches: list[MatchRecord], name: str) -> Wire:
+    totals = {"timeouts": 0, "illegal": 0, "disconnects": 0, "autopilot_matches": 0}
+    for m in matches:
+        for seat, who in enumerate(m.players):
+            if who != name or not m.faults or seat >= len(m.faults):
+                continue
+            f = m.faults[seat]
+            totals["timeouts"] += f.timeouts
+            totals["illegal"] += f.illegal
+            totals["disconnects"] += f.disconnects
+            totals["autopilot_matches"] += int(f.autopilot)
+    return totals

@@ -1,0 +1,220 @@
+"""Server-side HTML pieces: the layout, tables and the rating chart.
+
+Every value goes through :func:`e` (HTML escaping) on its way in; the pages
+work without JavaScript, which only adds live updates and the replay viewer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import string
+from functools import cache
+from importlib import resources
+from typing import Any
+from urllib.parse import quote, urlencode
+
+Wire = dict[str, Any]
+
+
+def e(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def u(value: str) -> str:
+    """A path segment."""
+    return quote(value, safe="")
+
+
+@cache
+def _template(name: str) -> string.Template:
+    text = resources.files("arena.web").joinpath("templates", name).read_text("utf-8")
+    return string.Template(text)
+
+
+def layout(title: str, main: str, *, scripts: tuple[str, ...] = (),
+           footer: str = "") -> str:
+    tags = "\n".join(f'<script src="/static/{e(s)}" defer></script>' for s in scripts)
+    return _template("base.html").substitute(title=e(title), main=main, scripts=tags,
+                                             footer=footer)
+
+
+def when(ts: float | None) -> str:
+    if ts is None:
+        return "—"
+    moment = dt.datetime.fromtimestamp(ts, tz=dt.timezone.utc)
+    return (f'<time datetime="{moment.isoformat(timespec="seconds")}">'
+            f'{moment.strftime("%Y-%m-%d %H:%M:%S")} UTC</time>')
+
+
+def num(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return e(value)
+
+
+def bot_link(name: str) -> str:
+    return f'<a href="/bots/{u(name)}">{e(name)}</a>'
+
+
+def match_link(match_id: str, text: str | None = None) -> str:
+    return f'<a href="/matches/{u(match_id)}">{e(text or match_id)}</a>'
+
+
+def tournament_link(tid: str, text: str | None = None) -> str:
+    return f'<a href="/tournaments/{u(tid)}">{e(text or tid)}</a>'
+
+
+# -- standings ---------------------------------------------------------------
+_COLUMNS: list[tuple[str, str, str]] = [
+    # key, header, title (long form for assistive tech / tooltips)
+    ("rank", "#", "Rank"),
+    ("bot", "Bot", "Bot"),
+    ("matches", "Matches", "Finished matches"),
+    ("stars", "★", "Stars (rounds won)"),
+    ("stars_per_match", "★/match", "Stars per match, with 95% interval"),
+    ("score_sum", "Score sum", "Sum of final round scores (lower is better)"),
+    ("wins", "Wins", "Matches ranked first"),
+    ("avg_place", "Avg place", "Average place"),
+    ("rating", "Rating", "Skill rating (mu ± sigma)"),
+    ("timeouts", "Timeouts", "Decisions defaulted at the deadline"),
+    ("illegal", "Illegal", "Illegal answers"),
+    ("disconnects", "Drops", "Disconnections while seated"),
+    ("median_latency_ms", "Latency", "Median decision latency in ms"),
+]
+
+
+def standings_table(rows: list[Wire], caption: str) -> str:
+    if not rows:
+        return f'<p class="empty">No finished matches yet for {e(caption.lower())}.</p>'
+    head = "".join(f'<th scope="col" title="{e(t)}"><abbr title="{e(t)}">{e(h)}</abbr></th>'
+                   if h != t else f'<th scope="col">{e(h)}</th>' for _, h, t in _COLUMNS)
+    body = []
+    for r in rows:
+        cells = []
+        for key, _, _ in _COLUMNS:
+            if key == "bot":
+                cells.append(f'<th scope="row">{bot_link(str(r.get("bot")))}</th>')
+            elif key == "stars_per_match":
+                lo, hi = r.get("stars_ci_low"), r.get("stars_ci_high")
+                ci = f' <small>[{num(lo)}, {num(hi)}]</small>' if lo is not None else ""
+                cells.append(f'<td class="n">{num(r.get(key))}{ci}</td>')
+            elif key == "rating":
+                cells.append(f'<td class="n">{num(r.get("rating_mu"), 1)} ± '
+                             f'{num(r.get("rating_sigma"), 1)}</td>')
+            elif key == "median_latency_ms":
+                cells.append(f'<td class="n">{num(r.get(key), 1)}</td>')
+            else:
+                cells.append(f'<td class="n">{num(r.get(key))}</td>')
+        body.append(f'<tr data-bot="{e(r.get("bot"))}">{"".join(cells)}</tr>')
+    return (f'<table class="standings"><caption>{e(caption)}</caption>'
+            f'<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
+
+
+# -- matches -------------------------------------------------------------------
+def matches_table(matches: list[Wire], caption: str) -> str:
+    if not matches:
+        return f'<p class="empty">No matches for {e(caption.lower())}.</p>'
+    rows = []
+    for m in matches:
+        result = m.get("result") or {}
+        ranks = result.get("ranks") or []
+        stars = result.get("stars") or []
+        players = []
+        for seat, name in enumerate(m.get("players") or []):
+            extra = ""
+            if seat < len(ranks):
+                star = stars[seat] if seat < len(stars) else 0
+                extra = f" <small>(place {e(ranks[seat])}, {e(star)}★)</small>"
+            players.append(f"<li>{bot_link(name)}{extra}</li>")
+        tid = m.get("tournament_id")
+        rows.append(
+            f'<tr><th scope="row">{match_link(m["id"])}</th>'
+            f'<td><span class="status {e(m["status"])}">{e(m["status"])}</span></td>'
+            f'<td><ol class="players" start="0">{"".join(players)}</ol></td>'
+            f'<td>{tournament_link(tid) if tid else "ladder"}</td>'
+            f'<td>{when(m.get("finished_at") or m.get("started_at"))}</td></tr>')
+    return (f'<table class="matches"><caption>{e(caption)}</caption><thead><tr>'
+            '<th scope="col">Match</th><th scope="col">Status</th>'
+            '<th scope="col">Players (seat order)</th><th scope="col">Where</th>'
+            '<th scope="col">When</th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def pager(path: str, params: dict[str, str], total: int, limit: int, offset: int) -> str:
+    if total <= limit:
+        return ""
+    links = []
+    if offset > 0:
+        q = urlencode({**params, "offset": max(0, offset - limit)})
+        links.append(f'<a rel="prev" href="{e(path)}?{e(q)}">← Newer</a>')
+    links.append(f"<span>{offset + 1}–{min(total, offset + limit)} of {total}</span>")
+    if offset + limit < total:
+        q = urlencode({**params, "offset": offset + limit})
+        links.append(f'<a rel="next" href="{e(path)}?{e(q)}">Older →</a>')
+    return f'<nav class="pager" aria-label="Pages">{" ".join(links)}</nav>'
+
+
+def progress_bar(done: int, total: int, element_id: str = "progress") -> str:
+    return (f'<p><label for="{e(element_id)}">Progress</label> '
+            f'<progress id="{e(element_id)}" max="{max(total, 1)}" value="{done}">'
+            f'{done}/{total}</progress> <span id="{e(element_id)}-text">'
+            f'{done} of {total} matches played</span></p>')
+
+
+def live_list(live: list[Wire]) -> str:
+    if not live:
+        return '<p class="empty">No match is being played right now.</p>'
+    items = []
+    for m in live:
+        players = ", ".join(e(p) for p in m.get("players") or [])
+        items.append(f'<li>{match_link(m["id"])} <span class="status running">live</span> '
+                     f'<small>{players}</small></li>')
+    return f'<ul class="live">{"".join(items)}</ul>'
+
+
+# -- rating chart --------------------------------------------------------------------
+def rating_chart(history: list[Wire], bot: str, width: int = 640, height: int = 240) -> str:
+    """Inline SVG: mu over the bot's matches with a mu ± sigma band."""
+    if not history:
+        return '<p class="empty">No rated matches yet.</p>'
+    pad_l, pad_r, pad_t, pad_b = 44, 12, 12, 28
+    mus = [float(h["mu"]) for h in history]
+    sig = [float(h["sigma"]) for h in history]
+    lo = min(m - s for m, s in zip(mus, sig))
+    hi = max(m + s for m, s in zip(mus, sig))
+    if hi - lo < 1e-9:
+        lo, hi = lo - 1, hi + 1
+    n = len(history)
+
+    def x(i: int) -> float:
+        return pad_l + (width - pad_l - pad_r) * (i / (n - 1) if n > 1 else 0.5)
+
+    def y(v: float) -> float:
+        return pad_t + (height - pad_t - pad_b) * (1 - (v - lo) / (hi - lo))
+
+    line = " ".join(f"{x(i):.1f},{y(m):.1f}" for i, m in enumerate(mus))
+    upper = [f"{x(i):.1f},{y(m + s):.1f}" for i, (m, s) in enumerate(zip(mus, sig))]
+    lower = [f"{x(i):.1f},{y(m - s):.1f}" for i, (m, s) in reversed(list(enumerate(zip(mus, sig))))]
+    ticks = []
+    for k in range(5):
+        v = lo + (hi - lo) * k / 4
+        ticks.append(f'<line class="grid" x1="{pad_l}" x2="{width - pad_r}" y1="{y(v):.1f}" '
+                     f'y2="{y(v):.1f}"/><text x="{pad_l - 6}" y="{y(v) + 4:.1f}" '
+                     f'text-anchor="end">{v:.1f}</text>')
+    dots = "".join(f'<circle cx="{x(i):.1f}" cy="{y(m):.1f}" r="2.5"><title>'
+                   f'{e(h["match"])}: {m:.2f} ± {s:.2f}</title></circle>'
+                   for i, (h, m, s) in enumerate(zip(history, mus, sig)))
+    desc = (f"Rating of {bot} over {n} matches: from {mus[0]:.1f} to {mus[-1]:.1f}, "
+            f"lowest {min(mus):.1f}, highest {max(mus):.1f}.")
+    return (
+        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">'
+        f'<title id="chart-title">Rating history of {e(bot)}</title>'
+        f'<desc id="chart-desc">{e(desc)}</desc>{"".join(ticks)}'
+        f'<polygon class="band" points="{" ".join(upper + lower)}"/>'
+        f'<polyline class="line" points="{line}"/>{dots}'
+        f'<text x="{(width + pad_l) / 2:.0f}" y="{height - 6}" text-anchor="middle">'
+        f'matches (oldest → newest)</text></svg>')
