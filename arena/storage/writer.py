@@ -1,0 +1,295 @@
+"""The async facade over a :class:`Store`: the event loop never waits on disk.
+
+One dedicated thread executes every store call, strictly in submission order.
+
+* ``append_events`` does not wait for the disk: events are buffered per match
+  on the loop side and handed to the thread in batches -- when
+  ``batch_events`` are pending or ``flush_delay`` seconds after the first one
+  -- so a busy table costs one transaction per batch, not one per event.
+  It awaits only for back-pressure, when more than ``max_backlog`` events are
+  buffered or in flight (the disk has fallen behind).
+* Every other call (``create_match``, ``finish_match``...) is ``async`` and
+  returns once committed. Before it runs, all buffered events are handed to
+  the thread, so a match's log is always complete before its result.
+* A batch the store refuses (e.g. a seq gap) is logged; the next
+  ``finish_match`` of that match raises :class:`EventLogError`, because a
+  match whose log is incomplete cannot be replayed and must not count.
+* Reads for the web may call the store directly (SQLite readers never wait
+  for the writer) or ``await writer.read(fn, *args)`` to keep the loop free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Callable, TypeVar
+
+import structlog
+
+from arena.storage.base import (
+    BotRecord,
+    MatchRecord,
+    ScheduledMatch,
+    SeatFaults,
+    StorageError,
+    Store,
+    StoredEvent,
+    TournamentRecord,
+    TournamentStatus,
+    Wire,
+)
+
+log = structlog.get_logger(__name__)
+T = TypeVar("T")
+
+BATCH_EVENTS = 256
+FLUSH_DELAY = 0.005  # seconds; a few ms of coalescing is invisible to spectators
+MAX_BACKLOG = 20_000  # events buffered or in flight before append_events waits
+
+
+class WriterClosedError(StorageError):
+    """A call reached the writer after ``close()``."""
+
+
+class EventLogError(StorageError):
+    """Some events of a match could not be stored; it must not be finished."""
+
+
+@dataclass
+class _Job:
+    fn: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    future: asyncio.Future[Any] | None = None  # None: nobody awaits (a batch)
+    n_events: int = 0
+
+
+_STOP = object()
+
+
+class StoreWriter:
+    """Serialises every write to ``store`` on one thread (see module doc)."""
+
+    def __init__(self, store: Store, *, batch_events: int = BATCH_EVENTS,
+                 flush_delay: float = FLUSH_DELAY, max_backlog: int = MAX_BACKLOG) -> None:
+        if batch_events < 1 or max_backlog < batch_events or flush_delay < 0:
+            raise ValueError("need 1 <= batch_events <= max_backlog and flush_delay >= 0")
+        self.store = store
+        self.batch_events = batch_events
+        self.flush_delay = flush_delay
+        self.max_backlog = max_backlog
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._jobs: queue.SimpleQueue[_Job | object] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="store-writer", daemon=True)
+        self._pending: dict[str, list[StoredEvent]] = defaultdict(list)
+        self._n_pending = 0
+        self._backlog = 0  # pending + handed to the thread, not yet committed
+        self._room = asyncio.Condition()
+        self._timer: asyncio.TimerHandle | None = None
+        self._failed: dict[str, Exception] = {}
+        self._closed = False
+        self.batches_written = 0  # counters for tests and the admin page
+        self.events_written = 0
+
+    # -- the thread ---------------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is _STOP:
+                return
+            assert isinstance(job, _Job)
+            try:
+                value = job.fn(*job.args, **job.kwargs)
+            except BaseException as exc:  # handed to whoever awaits the job
+                self._settle(job, None, exc)
+            else:
+                self._settle(job, value, None)
+
+    def _settle(self, job: _Job, value: Any, exc: BaseException | None) -> None:
+        assert self._loop is not None
+        try:
+            self._loop.call_soon_threadsafe(self._on_done, job, value, exc)
+        except RuntimeError:  # the loop is closed: nobody is left to tell
+            pass
+
+    def _on_done(self, job: _Job, value: Any, exc: BaseException | None) -> None:
+        if job.n_events:
+            self._backlog -= job.n_events
+            asyncio.ensure_future(self._notify_room())
+        if job.future is not None and not job.future.done():
+            if exc is not None:
+                job.future.set_exception(exc)
+            else:
+                job.future.set_result(value)
+        elif job.future is None and exc is not None:
+            log.error("storage.batch_failed", error=str(exc))
+
+    async def _notify_room(self) -> None:
+        async with self._room:
+            self._room.notify_all()
+
+    def _start(self) -> None:
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+            self._thread.start()
+        if self._closed:
+            raise WriterClosedError("the store writer is closed")
+
+    # -- events ---------------------------------------------------------------
+    def append_events_nowait(self, match_id: str, events: list[StoredEvent]) -> None:
+        """Buffer events without waiting (no back-pressure; for sync callers)."""
+        self._start()
+        if not events:
+            return
+        self._pending[match_id].extend(events)
+        self._n_pending += len(events)
+        self._backlog += len(events)
+        if self._n_pending >= self.batch_events:
+            self._hand_over()
+        elif self._timer is None:
+            assert self._loop is not None
+            self._timer = self._loop.call_later(self.flush_delay, self._hand_over)
+
+    async def append_events(self, match_id: str, events: list[StoredEvent]) -> None:
+        """Buffer events for storage; waits only while the backlog is full."""
+        self._start()
+        if self._backlog >= self.max_backlog:
+            async with self._room:
+                await self._room.wait_for(
+                    lambda: self._backlog < self.max_backlog or self._closed)
+        self.append_events_nowait(match_id, events)
+
+    def _hand_over(self) -> None:
+        """Give every buffered event to the thread as one batch job."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if not self._pending:
+            return
+        batches, n = dict(self._pending), self._n_pending
+        self._pending = defaultdict(list)
+        self._n_pending = 0
+        self._jobs.put(_Job(self._write_batches, (batches,), n_events=n))
+
+    def _write_batches(self, batches: dict[str, list[StoredEvent]]) -> None:
+        """(writer thread) One transaction for all matches when the store can."""
+        many = getattr(self.store, "append_events_many", None)
+        failed: dict[str, Exception]
+        if many is not None:
+            try:
+                failed = many(batches)
+            except Exception as exc:  # e.g. disk full: the whole batch is lost
+                failed = {match_id: exc for match_id in batches}
+        else:
+            failed = {}
+            for match_id, events in batches.items():
+                try:
+                    self.store.append_events(match_id, events)
+                except StorageError as exc:
+                    failed[match_id] = exc
+        for match_id, exc in failed.items():
+            log.error("storage.events_refused", match=match_id, error=str(exc))
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(self._note_batch, batches, failed)
+
+    def _note_batch(self, batches: dict[str, list[StoredEvent]],
+                    failed: dict[str, Exception]) -> None:
+        self.batches_written += 1
+        self.events_written += sum(len(v) for k, v in batches.items() if k not in failed)
+        for match_id, exc in failed.items():
+            self._failed.setdefault(match_id, exc)
+
+    # -- calls that return once committed --------------------------------------
+    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``fn(*args, **kwargs)`` on the writer thread after everything
+        submitted before it (buffered events included); return its value."""
+        self._start()
+        self._hand_over()
+        assert self._loop is not None
+        future: asyncio.Future[T] = self._loop.create_future()
+        self._jobs.put(_Job(fn, args, kwargs, future=future))
+        return await future
+
+    async def flush(self) -> None:
+        """Return once every event and call submitted so far is committed."""
+        await self.call(lambda: None)
+
+    async def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a read off the loop (not queued behind writes)."""
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    async def close(self) -> None:
+        """Commit everything pending, then stop the thread (the store stays
+        open: whoever opened it closes it, after the web stops reading)."""
+        if self._closed:
+            return
+        if self._loop is None:
+            self._closed = True
+            return
+        try:
+            await self.flush()
+        finally:
+            self._closed = True
+            self._jobs.put(_STOP)
+            await asyncio.to_thread(self._thread.join)
+            await self._notify_room()
+
+    async def __aenter__(self) -> StoreWriter:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- the Store's writing methods ---------------------------------------------
+    async def add_bot(self, name: str, token_hash: str | None, *, owner: str | None = None,
+                      kind: str = "remote") -> BotRecord:
+        return await self.call(self.store.add_bot, name, token_hash, owner=owner, kind=kind)
+
+    async def ensure_bot(self, name: str, *, kind: str = "remote") -> BotRecord:
+        return await self.call(self.store.ensure_bot, name, kind=kind)
+
+    async def set_token_hash(self, name: str, token_hash: str) -> None:
+        await self.call(self.store.set_token_hash, name, token_hash)
+
+    async def remove_bot(self, name: str) -> None:
+        await self.call(self.store.remove_bot, name)
+
+    async def create_match(self, record: MatchRecord) -> None:
+        self._failed.pop(record.id, None)
+        await self.call(self.store.create_match, record)
+
+    async def finish_match(self, match_id: str, *, result: Wire, reveal: list[Wire],
+                           faults: list[SeatFaults], latency_ms: list[list[float]],
+                           finished_at: float) -> None:
+        """Commit the result; raises EventLogError if part of the log was lost."""
+        await self.flush()
+        failed = self._failed.pop(match_id, None)
+        if failed is not None:
+            raise EventLogError(f"match {match_id!r} cannot be finished: its event log is "
+                                f"incomplete ({failed})") from failed
+        await self.call(self.store.finish_match, match_id, result=result, reveal=reveal,
+                        faults=faults, latency_ms=latency_ms, finished_at=finished_at)
+
+    async def abort_match(self, match_id: str, reason: str, *,
+                          faults: list[SeatFaults] | None = None) -> None:
+        self._failed.pop(match_id, None)
+        await self.call(self.store.abort_match, match_id, reason, faults=faults)
+
+    async def abort_unfinished(self, reason: str = "server restarted") -> list[str]:
+        return await self.call(self.store.abort_unfinished, reason)
+
+    async def create_tournament(self, record: TournamentRecord,
+                                schedule: list[ScheduledMatch]) -> None:
+        await self.call(self.store.create_tournament, record, schedule)
+
+    async def set_tournament_status(self, tournament_id: str, status: TournamentStatus) -> None:
+        await self.call(self.store.set_tournament_status, tournament_id, status)
+
+    async def complete_slot(self, tournament_id: str, slot: int, match_id: str) -> None:
+        await self.call(self.store.complete_slot, tournament_id, slot, match_id)
+
+    async def note_attempt(self, tournament_id: str, slot: int) -> None:
+        await self.call(self.store.note_attempt, tournament_id, slot)
