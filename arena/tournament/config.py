@@ -1,0 +1,277 @@
+"""Tournament files: TOML in, frozen dataclasses out, errors that name the key.
+
+Example::
+
+    name = "Spring cup"
+    game = "muushig"        # default
+    seed = 7                # every deck seed derives from it
+    duplicate = true        # default: replay each table's decks, seats rotated
+    parallel = 2            # tables at once (default 1)
+
+    [limits]
+    decision_ms = 1000
+    bank_ms = 5000
+
+    [rules]                 # passed to the game as match_start.rules
+    last_two_forced = true
+
+    [schedule]
+    kind = "auto"           # auto | round_robin | balanced
+    max_tables = 252        # auto: round robin when C(N, seats) <= max_tables
+    tables = 40             # balanced: distinct tables before duplication
+    house_bot = "heuristic" # fills empty seats when entrants < seats
+
+    [[entrant]]
+    name = "alpha"
+    command = ["./bots/alpha", "--fast"]   # started by the arena
+    cwd = "bots"                           # optional
+
+    [[entrant]]
+    name = "beta"
+    remote = true           # a registered bot that connects by itself
+
+A local bot's ``cwd`` defaults to the config file's folder, and a relative
+``cwd`` or program path (``command[0]`` containing a ``/``) is resolved
+against that folder, so a tournament file works from wherever it is run.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.games import game_names
+from arena.tournament.schedule import HOUSE_PREFIX, ScheduleKind
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+DEFAULT_MAX_TABLES = 252  # C(10, 5): round robin up to ten entrants
+MAX_PARALLEL = 64
+MAX_ENTRANTS = 1000
+
+
+class ConfigError(ValueError):
+    """The tournament file is invalid; the message starts with the key."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"{key}: {problem}")
+        self.key = key
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class Limits:
+    decision_ms: int = 1000
+    bank_ms: int = 0
+
+    def to_wire(self) -> dict[str, int]:
+        return {"decision_ms": self.decision_ms, "bank_ms": self.bank_ms}
+
+
+@dataclass(frozen=True)
+class ScheduleConfig:
+    kind: ScheduleKind = ScheduleKind.AUTO
+    max_tables: int = DEFAULT_MAX_TABLES
+    tables: int | None = None  # balanced: None lets the scheduler choose
+    house_bot: str | None = None  # None: the game's default house bot
+
+
+@dataclass(frozen=True)
+class Entrant:
+    name: str
+    command: tuple[str, ...] | None = None  # local bot started by the arena
+    cwd: Path | None = None
+    remote: bool = False
+
+    @property
+    def local(self) -> bool:
+        return self.command is not None
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    name: str
+    entrants: tuple[Entrant, ...]
+    game: str = "muushig"
+    seed: int = 0
+    duplicate: bool = True
+    parallel: int = 1
+    limits: Limits = field(default_factory=Limits)
+    rules: dict[str, Any] = field(default_factory=dict)
+    schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
+    source: Path | None = None  # the file it was read from
+
+    @property
+    def entrant_names(self) -> list[str]:
+        return [e.name for e in self.entrants]
+
+    def to_wire(self) -> dict[str, Any]:
+        """Plain JSON-able dict (stored with the tournament record)."""
+        return {
+            "name": self.name, "game": self.game, "seed": self.seed,
+            "duplicate": self.duplicate, "parallel": self.parallel,
+            "limits": self.limits.to_wire(), "rules": dict(self.rules),
+            "schedule": {"kind": self.schedule.kind.value,
+                         "max_tables": self.schedule.max_tables,
+                         "tables": self.schedule.tables,
+                         "house_bot": self.schedule.house_bot},
+            "entrants": [{"name": e.name,
+                          "command": None if e.command is None else list(e.command),
+                          "cwd": None if e.cwd is None else str(e.cwd),
+                          "remote": e.remote} for e in self.entrants],
+        }
+
+
+# -- small typed getters: each error names the key ----------------------------
+
+def _check_keys(table: dict[str, Any], allowed: set[str], where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            raise ConfigError(f"{where}{key}", "unknown key; expected one of "
+                              + ", ".join(sorted(allowed)))
+
+
+def _int(table: dict[str, Any], key: str, where: str, default: int | None, *,
+         minimum: int | None = None, maximum: int | None = None) -> int | None:
+    value = table.get(key, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(where + key, f"must be an integer, not {value!r}")
+    if minimum is not None and value < minimum:
+        raise ConfigError(where + key, f"must be at least {minimum}, not {value}")
+    if maximum is not None and value > maximum:
+        raise ConfigError(where + key, f"must be at most {maximum}, not {value}")
+    return value
+
+
+def _bool(table: dict[str, Any], key: str, where: str, default: bool) -> bool:
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        raise ConfigError(where + key, f"must be true or false, not {value!r}")
+    return value
+
+
+def _str(table: dict[str, Any], key: str, where: str, default: str | None) -> str | None:
+    value = table.get(key, default)
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise ConfigError(where + key, f"must be a non-empty string, not {value!r}")
+    return value
+
+
+def _table(doc: dict[str, Any], key: str) -> dict[str, Any]:
+    value = doc.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(key, "must be a table ([" + key + "])")
+    return value
+
+
+def _entrant(raw: Any, index: int, base_dir: Path) -> Entrant:
+    where = f"entrant[{index}]."
+    if not isinstance(raw, dict):
+        raise ConfigError(f"entrant[{index}]", "must be a table ([[entrant]])")
+    _check_keys(raw, {"name", "command", "cwd", "remote"}, where)
+    name = _str(raw, "name", where, None)
+    if name is None:
+        raise ConfigError(where + "name", "is required")
+    if not NAME_RE.match(name):
+        raise ConfigError(where + "name", f"{name!r} must be 1-64 letters, digits, '_', '.' "
+                          "or '-', starting with a letter or digit")
+    if name.startswith(HOUSE_PREFIX):
+        raise ConfigError(where + "name", f"{name!r}: names starting with {HOUSE_PREFIX!r} "
+                          "are reserved for house bots")
+    remote = _bool(raw, "remote", where, False)
+    command = raw.get("command")
+    if remote and command is not None:
+        raise ConfigError(where + "command", "a remote entrant connects by itself; give "
+                          "either command or remote = true, not both")
+    if not remote and command is None:
+        raise ConfigError(where + "command", f"entrant {name!r} needs command = [...] "
+                          "(a bot the arena starts) or remote = true")
+    if remote:
+        if "cwd" in raw:
+            raise ConfigError(where + "cwd", "only a local entrant (command) has a cwd")
+        return Entrant(name=name, remote=True)
+    if (not isinstance(command, list) or not command
+            or not all(isinstance(a, str) and a for a in command)):
+        raise ConfigError(where + "command", "must be a non-empty list of non-empty strings, "
+                          f"not {command!r}")
+    program = command[0]
+    if "/" in program and not Path(program).is_absolute():
+        program = str((base_dir / program).resolve())
+    cwd_text = _str(raw, "cwd", where, None)
+    cwd = base_dir if cwd_text is None else (base_dir / cwd_text).resolve()
+    return Entrant(name=name, command=(program, *command[1:]), cwd=cwd)
+
+
+def parse_config(doc: dict[str, Any], *, base_dir: Path | str = ".",
+                 source: Path | None = None) -> TournamentConfig:
+    """Validate a parsed TOML document (see module doc)."""
+    base = Path(base_dir).resolve()
+    _check_keys(doc, {"name", "game", "seed", "duplicate", "parallel", "limits", "rules",
+                      "schedule", "entrant"}, "")
+    name = _str(doc, "name", "", None)
+    if name is None:
+        raise ConfigError("name", "is required")
+    game = _str(doc, "game", "", "muushig")
+    assert game is not None
+    if game not in game_names():
+        raise ConfigError("game", f"unknown game {game!r}; known: {', '.join(game_names())}")
+
+    limits_raw = _table(doc, "limits")
+    _check_keys(limits_raw, {"decision_ms", "bank_ms"}, "limits.")
+    limits = Limits(
+        decision_ms=_int(limits_raw, "decision_ms", "limits.", Limits.decision_ms,
+                         minimum=1, maximum=600_000),
+        bank_ms=_int(limits_raw, "bank_ms", "limits.", Limits.bank_ms,
+                     minimum=0, maximum=3_600_000))
+
+    sched_raw = _table(doc, "schedule")
+    _check_keys(sched_raw, {"kind", "max_tables", "tables", "house_bot"}, "schedule.")
+    kind_text = _str(sched_raw, "kind", "schedule.", ScheduleKind.AUTO.value)
+    try:
+        kind = ScheduleKind(kind_text)
+    except ValueError:
+        raise ConfigError("schedule.kind", f"{kind_text!r} is not one of "
+                          + ", ".join(k.value for k in ScheduleKind)) from None
+    schedule = ScheduleConfig(
+        kind=kind,
+        max_tables=_int(sched_raw, "max_tables", "schedule.", DEFAULT_MAX_TABLES,
+                        minimum=1, maximum=100_000),
+        tables=_int(sched_raw, "tables", "schedule.", None, minimum=1, maximum=100_000),
+        house_bot=_str(sched_raw, "house_bot", "schedule.", None))
+
+    entrants_raw = doc.get("entrant", [])
+    if not isinstance(entrants_raw, list) or not entrants_raw:
+        raise ConfigError("entrant", "at least one [[entrant]] is required")
+    if len(entrants_raw) > MAX_ENTRANTS:
+        raise ConfigError("entrant", f"at most {MAX_ENTRANTS} entrants")
+    entrants = tuple(_entrant(raw, i, base) for i, raw in enumerate(entrants_raw))
+    seen: set[str] = set()
+    for i, entrant in enumerate(entrants):
+        if entrant.name in seen:
+            raise ConfigError(f"entrant[{i}].name", f"{entrant.name!r} is used twice; "
+                              "entrant names must be unique")
+        seen.add(entrant.name)
+
+    rules = _table(doc, "rules")
+    return TournamentConfig(
+        name=name, game=game, entrants=entrants,
+        seed=_int(doc, "seed", "", 0, minimum=0, maximum=2**63 - 1),
+        duplicate=_bool(doc, "duplicate", "", True),
+        parallel=_int(doc, "parallel", "", 1, minimum=1, maximum=MAX_PARALLEL),
+        limits=limits, rules=dict(rules), schedule=schedule, source=source)
+
+
+def load_config(path: Path | str) -> TournamentConfig:
+    """Read and validate a tournament file."""
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            doc = tomllib.load(f)
+    except OSError as exc:
+        raise ConfigError(str(path), f"cannot read the file: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), f"not valid TOML: {exc}") from None
+    return parse_config(doc, base_dir=path.parent, source=path.resolve())

@@ -1,0 +1,180 @@
+"""What a tournament shows on the terminal while it runs and when it ends.
+
+On a terminal: a live progress bar (matches done / total, ETA) above the
+current standings. Elsewhere (a log file, CI): one plain line per finished
+match and a plain-text table at the end, so output stays greppable.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, TextIO
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from arena.tournament.standings import StandingRow
+
+COLUMNS: list[tuple[str, Callable[[StandingRow], str], str]] = [
+    ("#", lambda r: str(r.rank), "right"),
+    ("bot", lambda r: r.bot, "left"),
+    ("matches", lambda r: str(r.matches), "right"),
+    ("stars", lambda r: str(r.stars), "right"),
+    ("score", lambda r: str(r.score_sum), "right"),
+    ("wins", lambda r: str(r.wins), "right"),
+    ("place", lambda r: f"{r.avg_place:.2f}", "right"),
+    ("stars/match (95% CI)",
+     lambda r: f"{r.stars_per_match:.2f} ({r.stars_ci_low:.2f}-{r.stars_ci_high:.2f})", "right"),
+    ("rating", lambda r: f"{r.rating:.1f} ({r.rating_mu:.1f}±{r.rating_sigma:.1f})", "right"),
+    ("t/o", lambda r: str(r.timeouts), "right"),
+    ("illegal", lambda r: str(r.illegal), "right"),
+    ("disc", lambda r: str(r.disconnects), "right"),
+    ("median ms",
+     lambda r: "-" if r.median_latency_ms is None else f"{r.median_latency_ms:.1f}", "right"),
+]
+
+
+def render_table(rows: list[StandingRow]) -> str:
+    """The standings as an aligned plain-text table (no colours)."""
+    cells = [[name for name, _, _ in COLUMNS]]
+    cells += [[fmt(row) for _, fmt, _ in COLUMNS] for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]
+
+    def line(values: list[str]) -> str:
+        parts = [v.ljust(w) if align == "left" else v.rjust(w)
+                 for v, w, (_, _, align) in zip(values, widths, COLUMNS)]
+        return "  ".join(parts).rstrip()
+
+    out = [line(cells[0]), "  ".join("-" * w for w in widths)]
+    out += [line(values) for values in cells[1:]]
+    return "\n".join(out) + "\n"
+
+
+def rich_table(rows: list[StandingRow], *, title: str | None = None) -> Table:
+    table = Table(title=title, show_lines=False)
+    for name, _, align in COLUMNS:
+        table.add_column(name, justify=align)  # type: ignore[arg-type]
+    for row in rows:
+        table.add_row(*(fmt(row) for _, fmt, _ in COLUMNS))
+    return table
+
+
+def format_eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s" if m else f"{s}s"
+
+
+class TournamentProgress:
+    """Live display of a running tournament; use as a context manager.
+
+    ``advance()`` after each finished match (optionally with fresh
+    standings); ``finish(rows)`` prints the final table.
+    """
+
+    def __init__(self, total: int, *, title: str = "tournament", done: int = 0,
+                 file: TextIO | None = None, force_terminal: bool | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.total = total
+        self.done = done
+        self.title = title
+        self.console = Console(file=file, force_terminal=force_terminal)
+        self.live_mode = self.console.is_terminal
+        self._clock = clock
+        self._started = clock()
+        self._done_at_start = done
+        self._rows: list[StandingRow] = []
+        self._progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                  MofNCompleteColumn(), TextColumn("matches"),
+                                  TimeRemainingColumn(), console=self.console)
+        self._task = self._progress.add_task(title, total=total, completed=done)
+        self._live: Live | None = None
+
+    def eta(self) -> float | None:
+        """Seconds left at the pace of this run so far."""
+        played = self.done - self._done_at_start
+        if played <= 0:
+            return None
+        per_match = (self._clock() - self._started) / played
+        return per_match * (self.total - self.done)
+
+    def __enter__(self) -> TournamentProgress:
+        if self.live_mode:
+            self._live = Live(self._renderable(), console=self.console, refresh_per_second=4,
+                              transient=False)
+            self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.__exit__(None, None, None)
+            self._live = None
+
+    def _renderable(self) -> Group:
+        parts: list = [self._progress]
+        if self._rows:
+            parts.append(rich_table(self._rows))
+        return Group(*parts)
+
+    def advance(self, rows: list[StandingRow] | None = None, *, note: str = "") -> None:
+        self.done += 1
+        if rows is not None:
+            self._rows = rows
+        self._progress.update(self._task, completed=self.done)
+        if self._live is not None:
+            self._live.update(self._renderable())
+        else:
+            extra = f" {note}" if note else ""
+            self.console.print(f"{self.title}: {self.done}/{self.total} matches, "
+                               f"ETA {format_eta(self.eta())}{extra}", highlight=False,
+                               soft_wrap=True, markup=False)
+
+    def finish(self, rows: list[StandingRow]) -> None:
+        """Print the final standings (rich on a terminal, plain text otherwise)."""
+        self.__exit__()
+        if self.live_mode:
+            self.console.print(rich_table(rows, title=self.title))
+        else:
+            self.console.print(render_table(rows), end="", highlight=False, soft_wrap=True,
+                               markup=False)
+
+
+class ProgressDisplay:
+    """A progress-only display driven by ``update(done, total)`` callbacks
+    (the runner's ``on_progress``); a context manager like
+    :class:`TournamentProgress`, created before the total is known."""
+
+    def __init__(self, *, title: str = "tournament", file: TextIO | None = None,
+                 force_terminal: bool | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._args = {"title": title, "file": file, "force_terminal": force_terminal,
+                      "clock": clock}
+        self._inner: TournamentProgress | None = None
+        self._entered = False
+
+    def __enter__(self) -> ProgressDisplay:
+        self._entered = True
+        if self._inner is not None:
+            self._inner.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._entered = False
+        if self._inner is not None:
+            self._inner.__exit__()
+
+    def update(self, done: int, total: int) -> None:
+        if self._inner is None or self._inner.total != total:
+            if self._inner is not None:
+                self._inner.__exit__()
+            self._inner = TournamentProgress(total, done=done, **self._args)  # type: ignore[arg-type]
+            if self._entered:
+                self._inner.__enter__()
+            return
+        while self._inner.done < done:
+            self._inner.advance()

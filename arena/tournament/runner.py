@@ -1,0 +1,280 @@
+"""Plays a tournament's schedule on an arena server, resumably.
+
+The tournament's state lives in the store: its config and its whole
+schedule are written once; each slot gets its match id only after the match
+has finished and been stored. After a crash, the slots without a match are
+played again from the start (an interrupted match was marked aborted by the
+restarted server and never counts), and finished slots are never replayed.
+
+Every entrant speaks the same TCP protocol: local entrants are started as
+subprocesses by the arena (restarted if they crash), remote ones must connect
+with their registered token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import structlog
+
+from arena.games import get_game
+from arena.server.config import ServerConfig
+from arena.server.local_bots import LocalBot, LocalBots
+from arena.server.server import ArenaServer, PlayerSpec
+from arena.server.table import Limits
+from arena.storage.base import (
+    MatchStatus,
+    NotFoundError,
+    ScheduledMatch,
+    Store,
+    TournamentRecord,
+    TournamentStatus,
+)
+from arena.tournament.config import HOUSE_PREFIX, TournamentConfig, load_config
+from arena.tournament.schedule import house_bot_names, make_schedule
+
+log = structlog.get_logger("arena.tournament")
+
+
+class TournamentError(Exception):
+    """The tournament cannot run as asked (unknown id, bad config...)."""
+
+
+def tournament_id(config: TournamentConfig) -> str:
+    """Stable for the same file, so re-running the same command resumes."""
+    digest = hashlib.sha256(json.dumps(config.to_wire(), sort_keys=True).encode()).hexdigest()
+    slug = re.sub(r"[^a-z0-9]+", "-", config.name.lower()).strip("-")[:40] or "tournament"
+    return f"{slug}-{digest[:8]}"
+
+
+def house_kind(name: str) -> str | None:
+    """``house-heuristic-2`` → ``heuristic``; None for other bots."""
+    if not name.startswith(HOUSE_PREFIX):
+        return None
+    return name[len(HOUSE_PREFIX):].rsplit("-", 1)[0]
+
+
+def create_or_load(store: Store, config: TournamentConfig) -> tuple[TournamentRecord, bool]:
+    """The stored tournament for this config, created with its schedule if new.
+    Returns (record, created)."""
+    tid = tournament_id(config)
+    try:
+        return store.get_tournament(tid), False
+    except NotFoundError:
+        pass
+    spec = get_game(config.game)
+    n_seats = spec.new_match(dict(config.rules), None, None).n_seats if config.rules else spec.n_seats
+    house = config.schedule.house_bot or spec.default_house_bot
+    fill = house_bot_names(house, max(0, n_seats - len(config.entrants)))
+    tables = make_schedule(config.entrant_names, seats=n_seats, kind=config.schedule.kind.value,
+                           max_tables=config.schedule.max_tables, tables=config.schedule.tables,
+                           duplicate=config.duplicate, seed=config.seed, house_names=fill)
+    wire = config.to_wire()
+    wire["source"] = str(config.source) if config.source else None
+    record = TournamentRecord(id=tid, name=config.name, game=config.game, config=wire,
+                              status=TournamentStatus.PENDING, created_at=time.time())
+    store.create_tournament(record, [
+        ScheduledMatch(tournament_id=tid, slot=t.slot, players=list(t.players), seed=t.seed,
+                       extra={"table": t.table, "rotation": t.rotation}) for t in tables])
+    return record, True
+
+
+@dataclass
+class Progress:
+    done: int
+    total: int
+    started: float
+
+    def eta_s(self, done_now: int) -> float | None:
+        played = done_now - self.done
+        if played <= 0:
+            return None
+        rate = played / (time.monotonic() - self.started)
+        return (self.total - done_now) / rate
+
+
+class TournamentRunner:
+    def __init__(self, server: ArenaServer, config: TournamentConfig, record: TournamentRecord,
+                 *, on_progress: Callable[[int, int], None] | None = None,
+                 claim_timeout_s: float = 120.0) -> None:
+        self.server = server
+        self.store = server.store
+        self.config = config
+        self.record = record
+        self.on_progress = on_progress
+        self.claim_timeout_s = claim_timeout_s
+        self.local = LocalBots()
+        self.failures: dict[int, int] = {}
+
+    async def run(self) -> bool:
+        """Play every unfinished slot; True when the whole schedule is done."""
+        tid = self.record.id
+        schedule = self.store.get_schedule(tid)
+        todo = [slot for slot in schedule if slot.match_id is None]
+        done = len(schedule) - len(todo)
+        self.server.lobby.reserved.update(self.config.entrant_names)
+        await self.server.writer.set_tournament_status(tid, TournamentStatus.RUNNING)
+        log.info("tournament_started", tournament=tid, slots=len(schedule), todo=len(todo))
+        for entrant in self.config.entrants:
+            if entrant.command is not None:
+                await self.local.start(LocalBot(name=entrant.name, command=list(entrant.command),
+                                                cwd=entrant.cwd), self.server)
+        self._report(done, len(schedule))
+        try:
+            done = await self._play_all(todo, done, len(schedule))
+        finally:
+            await self.local.stop()
+        complete = done == len(schedule)
+        if complete:
+            await self.server.writer.set_tournament_status(tid, TournamentStatus.FINISHED)
+            self.server.hub.standings_changed(tid)
+        log.info("tournament_stopped", tournament=tid, done=done, total=len(schedule),
+                 crashes=self.local.crashes())
+        return complete
+
+    async def _play_all(self, todo: list[ScheduledMatch], done: int, total: int) -> int:
+        busy: set[str] = set()
+        running: set[asyncio.Task[bool]] = set()
+        queue = list(todo)
+        parallel = max(1, self.config.parallel)
+        while queue or running:
+            started = False
+            for slot in list(queue):
+                if len(running) >= parallel:
+                    break
+                remote = {p for p in slot.players if house_kind(p) is None}
+                if remote & busy:
+                    continue
+                queue.remove(slot)
+                busy |= remote
+                task = asyncio.create_task(self._play_slot(slot))
+                task.add_done_callback(lambda _t, names=remote: busy.difference_update(names))
+                running.add(task)
+                started = True
+            if not running:
+                if not started:
+                    break
+                continue
+            finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in finished:
+                slot_done = task.result()
+                if slot_done:
+                    done += 1
+                self._report(done, total)
+        return done
+
+    async def _play_slot(self, slot: ScheduledMatch) -> bool:
+        tid = self.record.id
+        await self.server.writer.note_attempt(tid, slot.slot)
+        players = [PlayerSpec(name=name, house=house_kind(name)) for name in slot.players]
+        limits = Limits(self.config.limits.decision_ms, self.config.limits.bank_ms,
+                        self.server.config.timeouts_before_autopilot)
+        for attempt in range(3):
+            outcome = await self.server.play_match(
+                players, seed=slot.seed, rules=dict(self.config.rules) or None,
+                tournament_id=tid, claim_timeout_s=self.claim_timeout_s, limits=limits)
+            if outcome.result is not None:
+                await self.server.writer.complete_slot(tid, slot.slot, outcome.match_id)
+                self.server.hub.tournament_progress(tid, *self._counts())
+                return True
+            log.warning("slot_aborted", slot=slot.slot, attempt=attempt, reason=outcome.aborted)
+            if self.server.stopping:
+                return False
+        return False
+
+    def _counts(self) -> tuple[int, int]:
+        schedule = self.store.get_schedule(self.record.id)
+        return sum(1 for s in schedule if s.match_id is not None), len(schedule)
+
+    def _report(self, done: int, total: int) -> None:
+        if self.on_progress is not None:
+            self.on_progress(done, total)
+
+
+def standings_rows(store: Store, tid: str) -> list[Any]:
+    from arena.tournament.standings import compute_standings
+
+    matches = [store.get_match(m.id) for m in
+               store.list_matches(tournament_id=tid, status=MatchStatus.FINISHED, limit=100_000)]
+    return compute_standings(matches)
+
+
+async def run_tournament_command(args: Any, base: ServerConfig) -> int:
+    """``arena tournament CONFIG.toml`` and ``arena tournament resume ID``."""
+    import signal
+
+    from arena.storage import open_store
+    from arena.tournament.config import parse_config
+    from arena.tournament.export import export_standings
+    from arena.tournament.progress import ProgressDisplay, render_table
+
+    store = open_store(args.db)
+    try:
+        if args.config == "resume":
+            if not args.resume_id:
+                print("arena tournament resume: give the tournament id", file=sys.stderr)
+                return 2
+            try:
+                record = store.get_tournament(args.resume_id)
+            except NotFoundError:
+                print(f"arena tournament resume: no tournament {args.resume_id!r} in {args.db}",
+                      file=sys.stderr)
+                return 1
+            source = record.config.get("source")
+            if not source or not Path(source).exists():
+                print(f"arena tournament resume: its file {source!r} is gone", file=sys.stderr)
+                return 1
+            config = load_config(source)
+        else:
+            config = load_config(args.config)
+            record, created = create_or_load(store, config)
+            if not created:
+                log.info("tournament_resumed", tournament=record.id)
+        del parse_config
+        limits = config.limits
+        server_config = ServerConfig(**{**base.__dict__, "decision_ms": limits.decision_ms,
+                                        "bank_ms": limits.bank_ms, "game": config.game,
+                                        "matchmaking": False})
+        server = ArenaServer(server_config, store)
+        await server.start()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        print(f"tournament {record.id}: {config.name}"
+              + (f" — standings on http://{server_config.host}:{server.http_port}/tournaments/{record.id}"
+                 if server.http_port else ""), flush=True)
+        display = ProgressDisplay(title=config.name)
+        runner = TournamentRunner(server, config, record, on_progress=display.update)
+        task = asyncio.create_task(runner.run())
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, task.cancel)
+        try:
+            with display:
+                complete = await task
+        except asyncio.CancelledError:
+            complete = False
+            print("tournament interrupted; resume with: arena tournament resume "
+                  f"{record.id} --db {args.db}", file=sys.stderr)
+        rows = standings_rows(store, record.id)
+        print(render_table(rows))
+        if args.export:
+            export_standings(rows, Path(args.export), store=store, tournament_id=record.id)
+        if complete and getattr(args, "keep_serving", False) and server.http_port:
+            stop_serving = asyncio.Event()
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(sig, stop_serving.set)
+            print(f"serving results on http://{server_config.host}:{server.http_port}/ "
+                  "(Ctrl-C to stop)", flush=True)
+            await stop_serving.wait()
+        await server.stop()
+        del stop
+        return 0 if complete else 1
+    finally:
+        store.close()
