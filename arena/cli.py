@@ -43,7 +43,6 @@ def _parser() -> argparse.ArgumentParser:
                        help="accept any token; the bot's name comes from its hello")
     serve.add_argument("--house-wait", type=float, default=10.0,
                        help="seconds a lone bot waits before house bots fill its table")
-    serve.add_argument("--no-http", action="store_true", help="serve bots only, no web server")
     serve.add_argument("--admin-token", default=None,
                        help="token for admin actions over HTTP (default: none, admin disabled)")
     serve.set_defaults(func=_cmd_serve)
@@ -96,6 +95,7 @@ def _server_options(p: argparse.ArgumentParser, *, db_default: str = "arena.db",
     p.add_argument("--port", type=int, default=7000, help="TCP port for bots (0: any free)")
     p.add_argument("--http-port", type=int, default=http_default,
                    help="HTTP port for the web pages and API (0: any free)")
+    p.add_argument("--no-http", action="store_true", help="no web server")
     p.add_argument("--db", default=db_default, help="SQLite file (the embedded store)")
     p.add_argument("--decision-ms", type=int, default=1000)
     p.add_argument("--bank-ms", type=int, default=10_000)
@@ -104,7 +104,8 @@ def _server_options(p: argparse.ArgumentParser, *, db_default: str = "arena.db",
 def _server_config(args: argparse.Namespace, **overrides: Any) -> Any:
     from arena.server.config import ServerConfig
 
-    values = dict(host=args.host, port=args.port, http_port=args.http_port, db=args.db,
+    values = dict(host=args.host, port=args.port,
+                  http_port=None if args.no_http else args.http_port, db=args.db,
                   decision_ms=args.decision_ms, bank_ms=args.bank_ms)
     values.update(overrides)
     return ServerConfig(**values)
@@ -114,8 +115,7 @@ def _server_config(args: argparse.Namespace, **overrides: Any) -> Any:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     config = _server_config(args, open=args.open, house_wait_s=args.house_wait,
-                            admin_token=args.admin_token,
-                            http_port=None if args.no_http else args.http_port)
+                            admin_token=args.admin_token)
     return asyncio.run(_serve(config))
 
 
@@ -172,6 +172,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 async def _match(config: Any, specs: list[str], seed: str | None) -> int:
     from arena.games import get_game
+    from arena.server.lobby import ClaimTimeoutError
     from arena.server.local_bots import LocalBot, LocalBots
     from arena.server.server import ArenaServer, PlayerSpec
     from arena.storage import open_store
@@ -188,6 +189,9 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
                 await local.start(LocalBot(name=name, command=command), server)
         outcome = await server.play_match(
             [PlayerSpec(name=name, house=house) for name, house, _ in players], seed=seed)
+    except ClaimTimeoutError as exc:
+        print(f"arena match: {exc} (its command failed? see the log above)", file=sys.stderr)
+        return 1
     finally:
         await local.stop()
         await server.stop()

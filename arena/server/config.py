@@ -25,8 +25,10 @@ class ServerConfig:
     timeouts_before_autopilot: int = 3
     max_connections: int = 2000
     max_write_buffer: int = 4 << 20  # a reader this far behind is dropped
-    rate_limit_per_s: float = 200.0  # messages a connection may send ...
-    rate_limit_burst: int = 400  # ... with this much burst
+    # Messages a connection may send unasked, with this much burst; every
+    # request sent to it credits the bucket, so answers never run it dry.
+    rate_limit_per_s: float = 50.0
+    rate_limit_burst: int = 200
     rate_limit_strikes: int = 50  # refused messages before the connection closes
     admin_token: str | None = None
     server_name: str = "muushig-arena/0.1"

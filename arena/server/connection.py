@@ -156,6 +156,12 @@ class BotConnection(asyncio.Protocol):
             self.fail(ErrorCode.HELLO_TIMEOUT,
                       f"no complete hello within {self._hello_timeout_s:g} s of connecting")
 
+    def grant(self, messages: int = 2) -> None:
+        """Credit the bucket for a request sent: answering the server never
+        counts against a bot, however fast its table plays (a retry after
+        ``illegal_action`` included)."""
+        self._tokens = min(self._burst, self._tokens + messages)
+
     def _within_rate(self) -> bool:
         now = time.monotonic()
         self._tokens = min(self._burst, self._tokens + (now - self._last_refill) * self._rate)

@@ -12,12 +12,21 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
 
 log = structlog.get_logger("arena.local_bots")
+
+
+def resolve_command(command: list[str]) -> list[str]:
+    """``python``/``python3`` mean this arena's interpreter, so Python bots
+    find the SDK wherever the arena was installed."""
+    if command and command[0] in ("python", "python3"):
+        return [sys.executable, *command[1:]]
+    return list(command)
 
 
 @dataclass
@@ -42,7 +51,7 @@ class LocalBot:
     async def _spawn(self) -> None:
         (env,) = self._spawn_args
         self.process = await asyncio.create_subprocess_exec(
-            *self.command, cwd=self.cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+            *resolve_command(self.command), cwd=self.cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
             start_new_session=True)
         log.info("local_bot_started", bot=self.name, pid=self.process.pid,

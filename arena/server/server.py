@@ -261,8 +261,10 @@ class ArenaServer:
         ``claim_timeout_s``. The deck sequence comes from ``seed``, so the same
         seed with rotated seats is a duplicate of the same deal.
         """
-        if len(players) != self.spec.n_seats:
-            raise ValueError(f"{self.spec.name} needs {self.spec.n_seats} players, got {len(players)}")
+        # Rule options may change the table size (Muushig's `players`).
+        n_seats = self.spec.new_match(rules, None, None).n_seats if rules else self.spec.n_seats
+        if len(players) != n_seats:
+            raise ValueError(f"{self.spec.name} needs {n_seats} players, got {len(players)}")
         seats: list[Seat] = []
         claimed: list[BotConnection] = []
         try:

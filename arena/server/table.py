@@ -368,6 +368,7 @@ class Table:
         chunks.append(encode(wire, conn.encoding))
         conn.send_bytes(b"".join(chunks))
         chunks.clear()
+        conn.grant()
 
     def _send_match_start(self, seat: Seat) -> None:
         if seat.conn is None:

@@ -1,25 +1,16 @@
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
-try:
-    importlib.import_module("arena.tournament.standings")
-except ModuleNotFoundError:  # not written yet: use the stand-in with its contract
-    from . import standings_stub
+from aiohttp.test_utils import TestClient, TestServer
 
-    sys.modules["arena.tournament.standings"] = standings_stub
-
-from aiohttp.test_utils import TestClient, TestServer  # noqa: E402
-
-from arena.metrics import Metrics  # noqa: E402
-from arena.storage.sqlite import SqliteStore  # noqa: E402
-from arena.web.app import make_app  # noqa: E402
-from arena.web.live import LiveHub  # noqa: E402
+from arena.metrics import Metrics
+from arena.storage.sqlite import SqliteStore
+from arena.web.app import make_app
+from arena.web.live import LiveHub
 
 ADMIN = "admin-secret-token"
 

@@ -52,7 +52,12 @@ async def test_ladder_counts_only_matches_outside_tournaments(client: TestClient
     assert body["total"] == 5
     assert {row["bot"] for row in body["standings"]} == set(PLAYERS)
     assert all(row["matches"] == 3 for row in body["standings"])
-    assert [row["rank"] for row in body["standings"]] == [1, 2, 3, 4, 5]
+    rows = body["standings"]
+    keys = [(-row["stars"], row["score_sum"]) for row in rows]
+    assert keys == sorted(keys)  # stars first, then the lower summed score
+    for i, row in enumerate(rows):  # equal keys share a place, numbered as in sport
+        first = keys.index(keys[i])
+        assert row["rank"] == first + 1
 
     cup = await (await client.get("/api/tournaments/cup/standings")).json()
     assert {row["bot"] for row in cup["standings"]} == {"x1", "x2", "x3", "x4", "x5"}
