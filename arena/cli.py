@@ -115,7 +115,7 @@ def _server_config(args: argparse.Namespace, **overrides: Any) -> Any:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     config = _server_config(args, open=args.open, house_wait_s=args.house_wait,
-                            admin_token=args.admin_token)
+                            admin_token=args.admin_token, run_tournaments=True)
     return asyncio.run(_serve(config))
 
 

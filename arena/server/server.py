@@ -104,6 +104,10 @@ class ArenaServer:
             site = web.TCPSite(self._http_runner, cfg.host, cfg.http_port)
             await site.start()
             self.http_port = self._http_runner.addresses[0][1]
+        if cfg.run_tournaments:
+            from arena.tournament.director import TournamentDirector
+
+            self._launch_task(TournamentDirector(self).run())
         log.info("server_started", host=cfg.host, port=self.port, http_port=self.http_port,
                  open=cfg.open, game=self.spec.name)
 
@@ -237,7 +241,10 @@ class ArenaServer:
         return table
 
     def _launch(self, table: Table) -> asyncio.Task[Any]:
-        task = asyncio.get_running_loop().create_task(self._run_table(table))
+        return self._launch_task(self._run_table(table))
+
+    def _launch_task(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task

@@ -161,7 +161,8 @@ class Table:
                             f"this connection holds no seat in match {match!r}", request_id)
             return
         pending = self._pending
-        if pending is None or pending.id != request_id or pending.seat != seat.index:
+        if (pending is None or pending.id != request_id or pending.seat != seat.index
+                or pending.future.done()):  # settled, the loop not yet resumed
             if request_id in seat.issued:
                 self._error(conn, ErrorCode.LATE,
                             f"request {request_id} is already settled; answer ignored", request_id)

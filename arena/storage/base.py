@@ -211,6 +211,11 @@ class Store(abc.ABC):
     def get_schedule(self, tournament_id: str) -> list[ScheduledMatch]: ...
 
     @abc.abstractmethod
+    def add_schedule(self, tournament_id: str, schedule: list[ScheduledMatch]) -> None:
+        """Give a tournament created without one (over HTTP) its schedule;
+        raises StorageError if it has one already."""
+
+    @abc.abstractmethod
     def complete_slot(self, tournament_id: str, slot: int, match_id: str) -> None:
         """Record the finished match of a slot (after finish_match)."""
 

@@ -594,6 +594,24 @@ class SqliteStore(Store):
                                match_id=r["match_id"], attempts=r["attempts"],
                                extra=_loads(r["extra"])) for r in rows]
 
+    def add_schedule(self, tournament_id: str, schedule: list[ScheduledMatch]) -> None:
+        with self._tx(durable=True) as db:
+            if db.execute("SELECT 1 FROM tournaments WHERE id = ?",
+                          (tournament_id,)).fetchone() is None:
+                raise NotFoundError(f"no tournament {tournament_id!r}")
+            if db.execute("SELECT 1 FROM schedule WHERE tournament_id = ? LIMIT 1",
+                          (tournament_id,)).fetchone() is not None:
+                raise StorageError(f"tournament {tournament_id!r} has a schedule already")
+            for slot in schedule:
+                if slot.tournament_id != tournament_id:
+                    raise StorageError(f"schedule slot {slot.slot} belongs to tournament "
+                                       f"{slot.tournament_id!r}, not {tournament_id!r}")
+            db.executemany(
+                "INSERT INTO schedule (tournament_id, slot, players, seed, match_id,"
+                " attempts, extra) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(tournament_id, s.slot, _dumps(list(s.players)), s.seed, s.match_id,
+                  s.attempts, _dumps(s.extra)) for s in schedule])
+
     def complete_slot(self, tournament_id: str, slot: int, match_id: str) -> None:
         with self._tx(durable=True) as db:
             if self._status_of(db, match_id) is not MatchStatus.FINISHED:

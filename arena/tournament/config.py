@@ -275,3 +275,27 @@ def load_config(path: Path | str) -> TournamentConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(path), f"not valid TOML: {exc}") from None
     return parse_config(doc, base_dir=path.parent, source=path.resolve())
+
+
+def config_from_wire(wire: dict[str, Any]) -> TournamentConfig:
+    """The config back from its stored ``to_wire()`` form (TOML has no null,
+    so absent values are dropped before the usual validation)."""
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if v is not None and k != "source"}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    doc = strip(wire)
+    entrants = doc.pop("entrants", [])
+    for entrant in entrants:
+        if not entrant.get("remote"):
+            entrant.pop("remote", None)
+        else:
+            entrant.pop("cwd", None)
+    doc["entrant"] = entrants
+    source = wire.get("source")
+    return parse_config(doc, base_dir=Path(source).parent if source else ".",
+                        source=Path(source) if source else None)

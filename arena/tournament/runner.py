@@ -62,6 +62,19 @@ def house_kind(name: str) -> str | None:
     return name[len(HOUSE_PREFIX):].rsplit("-", 1)[0]
 
 
+def build_schedule(config: TournamentConfig, tid: str) -> list[ScheduledMatch]:
+    """The whole schedule of a tournament, house bots filling empty seats."""
+    spec = get_game(config.game)
+    n_seats = spec.new_match(dict(config.rules), None, None).n_seats if config.rules else spec.n_seats
+    house = config.schedule.house_bot or spec.default_house_bot
+    fill = house_bot_names(house, max(0, n_seats - len(config.entrants)))
+    tables = make_schedule(config.entrant_names, seats=n_seats, kind=config.schedule.kind.value,
+                           max_tables=config.schedule.max_tables, tables=config.schedule.tables,
+                           duplicate=config.duplicate, seed=config.seed, house_names=fill)
+    return [ScheduledMatch(tournament_id=tid, slot=t.slot, players=list(t.players), seed=t.seed,
+                           extra={"table": t.table, "rotation": t.rotation}) for t in tables]
+
+
 def create_or_load(store: Store, config: TournamentConfig) -> tuple[TournamentRecord, bool]:
     """The stored tournament for this config, created with its schedule if new.
     Returns (record, created)."""
@@ -70,20 +83,11 @@ def create_or_load(store: Store, config: TournamentConfig) -> tuple[TournamentRe
         return store.get_tournament(tid), False
     except NotFoundError:
         pass
-    spec = get_game(config.game)
-    n_seats = spec.new_match(dict(config.rules), None, None).n_seats if config.rules else spec.n_seats
-    house = config.schedule.house_bot or spec.default_house_bot
-    fill = house_bot_names(house, max(0, n_seats - len(config.entrants)))
-    tables = make_schedule(config.entrant_names, seats=n_seats, kind=config.schedule.kind.value,
-                           max_tables=config.schedule.max_tables, tables=config.schedule.tables,
-                           duplicate=config.duplicate, seed=config.seed, house_names=fill)
     wire = config.to_wire()
     wire["source"] = str(config.source) if config.source else None
     record = TournamentRecord(id=tid, name=config.name, game=config.game, config=wire,
                               status=TournamentStatus.PENDING, created_at=time.time())
-    store.create_tournament(record, [
-        ScheduledMatch(tournament_id=tid, slot=t.slot, players=list(t.players), seed=t.seed,
-                       extra={"table": t.table, "rotation": t.rotation}) for t in tables])
+    store.create_tournament(record, build_schedule(config, tid))
     return record, True
 
 
@@ -132,6 +136,7 @@ class TournamentRunner:
             done = await self._play_all(todo, done, len(schedule))
         finally:
             await self.local.stop()
+            self.server.lobby.reserved.difference_update(self.config.entrant_names)
         complete = done == len(schedule)
         if complete:
             await self.server.writer.set_tournament_status(tid, TournamentStatus.FINISHED)
@@ -212,7 +217,7 @@ async def run_tournament_command(args: Any, base: ServerConfig) -> int:
     import signal
 
     from arena.storage import open_store
-    from arena.tournament.config import parse_config
+    from arena.tournament.config import config_from_wire
     from arena.tournament.export import export_standings
     from arena.tournament.progress import ProgressDisplay, render_table
 
@@ -228,17 +233,12 @@ async def run_tournament_command(args: Any, base: ServerConfig) -> int:
                 print(f"arena tournament resume: no tournament {args.resume_id!r} in {args.db}",
                       file=sys.stderr)
                 return 1
-            source = record.config.get("source")
-            if not source or not Path(source).exists():
-                print(f"arena tournament resume: its file {source!r} is gone", file=sys.stderr)
-                return 1
-            config = load_config(source)
+            config = config_from_wire(record.config)
         else:
             config = load_config(args.config)
             record, created = create_or_load(store, config)
             if not created:
                 log.info("tournament_resumed", tournament=record.id)
-        del parse_config
         limits = config.limits
         server_config = ServerConfig(**{**base.__dict__, "decision_ms": limits.decision_ms,
                                         "bank_ms": limits.bank_ms, "game": config.game,

@@ -1,0 +1,72 @@
+"""Runs the tournaments an organiser creates over HTTP, inside ``arena serve``.
+
+A tournament created through the web API is stored as ``pending`` without a
+schedule and with remote entrants only (the API refuses commands). The
+director gives it its schedule and plays it on the running server, one
+tournament at a time, while the lobby keeps matching the other bots. A
+tournament that was running when the server stopped is resumed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import structlog
+
+from arena.server.server import ArenaServer
+from arena.storage.base import StorageError, TournamentStatus
+from arena.tournament.config import ConfigError, config_from_wire
+from arena.tournament.runner import TournamentRunner, build_schedule
+
+log = structlog.get_logger("arena.director")
+
+
+class TournamentDirector:
+    def __init__(self, server: ArenaServer, *, poll_s: float = 1.0,
+                 claim_timeout_s: float = 600.0) -> None:
+        self.server = server
+        self.poll_s = poll_s
+        self.claim_timeout_s = claim_timeout_s
+
+    async def run(self) -> None:
+        while not self.server.stopping:
+            tid = self._next()
+            if tid is None:
+                await asyncio.sleep(self.poll_s)
+                continue
+            await self._play(tid)
+
+    def _next(self) -> str | None:
+        for status in (TournamentStatus.RUNNING, TournamentStatus.PENDING):
+            for record in sorted(self.server.store.list_tournaments(),
+                                 key=lambda r: r.created_at):
+                if record.status is status:
+                    return record.id
+        return None
+
+    async def _play(self, tid: str) -> None:
+        store = self.server.store
+        record = store.get_tournament(tid)
+        try:
+            config = config_from_wire(record.config)
+            if any(e.local for e in config.entrants):
+                raise ConfigError("entrant", "local entrants run with 'arena tournament', "
+                                  "not inside the server")
+            if not store.get_schedule(tid):
+                await self.server.writer.call(store.add_schedule, tid, build_schedule(config, tid))
+        except (ConfigError, StorageError, ValueError) as exc:
+            log.error("tournament_cancelled", tournament=tid, reason=str(exc))
+            await self.server.writer.set_tournament_status(tid, TournamentStatus.CANCELLED)
+            return
+        log.info("tournament_directed", tournament=tid, entrants=config.entrant_names)
+        runner = TournamentRunner(self.server, config, record,
+                                  claim_timeout_s=self.claim_timeout_s)
+        try:
+            complete = await runner.run()
+        except TimeoutError as exc:  # an entrant never connected
+            log.error("tournament_cancelled", tournament=tid, reason=str(exc))
+            await self.server.writer.set_tournament_status(tid, TournamentStatus.CANCELLED)
+            return
+        if not complete and not self.server.stopping:
+            log.warning("tournament_incomplete", tournament=tid)
+            await self.server.writer.set_tournament_status(tid, TournamentStatus.CANCELLED)

@@ -1,0 +1,160 @@
+"""The web pages and API while a real tournament runs on a real server."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+from typing import AsyncIterator
+
+import aiohttp
+import pytest
+
+from arena.auth import hash_token
+from arena.server.config import ServerConfig
+from arena.server.server import ArenaServer
+from arena.storage.base import MatchStatus, TournamentStatus
+from arena.storage.sqlite import SqliteStore
+from arena.tournament.config import load_config
+from arena.tournament.runner import TournamentRunner, create_or_load
+from protocol.sdk.client import BotClient
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+SLOW_BOT = """
+import time
+from protocol.sdk import run_bot
+
+def play(phase, legal, state):
+    time.sleep(0.004)  # slow enough for a page to watch the match live
+    return legal[-1] if phase == "decide" else legal[0]
+
+run_bot(play)
+"""
+
+
+@pytest.fixture
+async def server(tmp_path) -> AsyncIterator[ArenaServer]:
+    store = SqliteStore(tmp_path / "arena.db")
+    srv = ArenaServer(ServerConfig(port=0, http_port=0, db=str(tmp_path / "arena.db"),
+                                   matchmaking=False, admin_token="admin-token",
+                                   run_tournaments=True), store)
+    await srv.start()
+    try:
+        yield srv
+    finally:
+        await srv.stop()
+        store.close()
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
+                    "(scripts/install-browser installs it)")
+async def test_pages_follow_a_real_tournament(server: ArenaServer, tmp_path: Path) -> None:
+    from playwright.async_api import async_playwright
+
+    bot = tmp_path / "slow_bot.py"
+    bot.write_text(SLOW_BOT)
+    config_path = tmp_path / "t.toml"
+    config_path.write_text(
+        'name = "Browser cup"\nseed = 3\n[limits]\ndecision_ms = 2000\n'
+        + "".join(f'[[entrant]]\nname = "{n}"\ncommand = ["python", "{bot}"]\n'
+                  for n in ("north", "south")))
+    config = load_config(config_path)
+    record, _ = create_or_load(server.store, config)
+    base = f"http://127.0.0.1:{server.http_port}"
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = await browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.set_default_timeout(30_000)
+            await page.goto(f"{base}/tournaments/{record.id}")
+            await page.wait_for_function("document.getElementById('live-status').textContent"
+                                         ".includes('Live updates on')")
+            await page.evaluate("window.notReloaded = true")
+            assert await page.locator("table.standings").count() == 0
+
+            run = asyncio.create_task(TournamentRunner(server, config, record).run())
+
+            # A live match: its page shows only public cards.
+            live_id = None
+            for _ in range(400):
+                live = server.hub.live_matches()
+                if live:
+                    live_id = live[0]["id"]
+                    break
+                await asyncio.sleep(0.01)
+            assert live_id is not None
+            watch = await browser.new_page()
+            await watch.goto(f"{base}/matches/{live_id}")
+            await watch.wait_for_selector("#replay[data-ready=true][data-live=true]")
+            await watch.wait_for_selector("ol.trick [data-card]")
+            shown = set(await watch.eval_on_selector_all(
+                "[data-card]", "els => els.map(e => e.dataset.card)"))
+            log = [e.data for e in server.store.get_events(live_id)]
+            played = {e["card"] for e in log if e["kind"] == "play"}
+            face_up = {e["face_up"] for e in log if e["kind"] == "hand_start"}
+            assert shown <= played | face_up, shown - played - face_up
+
+            # The standings table appears and fills in without a reload.
+            await page.wait_for_selector('table.standings tr[data-bot="north"]')
+            assert await run
+            await page.wait_for_function(
+                "document.querySelectorAll('#matches tbody tr').length >= 5")
+            assert await page.evaluate("window.notReloaded") is True
+
+            # A finished real match replays step by step, with its deal verified.
+            finished = server.store.list_matches(tournament_id=record.id,
+                                                 status=MatchStatus.FINISHED)
+            replay = await browser.new_page()
+            await replay.goto(f"{base}/matches/{finished[0].id}")
+            await replay.wait_for_selector("#replay[data-ready=true]")
+            while "plays" not in await replay.locator(".narration").text_content():
+                await replay.get_by_role("button", name="Next step").click()
+            assert await replay.locator("ol.trick li").count() == 1
+            hands = len(server.store.get_match(finished[0].id).reveal)
+            await replay.wait_for_selector(f"#replay[data-verified='{hands}/{hands}']")
+            assert errors == [], errors
+        finally:
+            await browser.close()
+
+
+async def test_a_tournament_created_over_http_is_played_by_the_server(server: ArenaServer) -> None:
+    base = f"http://127.0.0.1:{server.http_port}"
+    tokens = {}
+    async with aiohttp.ClientSession() as http:
+        for name in ("east", "west"):
+            async with http.post(f"{base}/api/bots", json={"name": name}) as resp:
+                assert resp.status == 201
+                tokens[name] = (await resp.json())["token"]
+        assert server.store.get_bot("east").token_hash == hash_token(tokens["east"])
+        doc = {"name": "Remote cup", "seed": 1, "limits": {"decision_ms": 2000},
+               "entrant": [{"name": "east", "remote": True}, {"name": "west", "remote": True}]}
+        async with http.post(f"{base}/api/tournaments?id=remote-cup", json=doc) as resp:
+            assert resp.status == 401 or resp.status == 403
+        async with http.post(f"{base}/api/tournaments?id=remote-cup", json=doc,
+                             headers={"Authorization": "Bearer admin-token"}) as resp:
+            assert resp.status == 201, await resp.text()
+
+        clients = [BotClient("127.0.0.1", server.port, tokens[n], n,
+                             lambda phase, legal, state: legal[0], threaded=False,
+                             reconnect=False) for n in tokens]
+        tasks = [asyncio.create_task(c.run()) for c in clients]
+        try:
+            async with asyncio.timeout(60):
+                while server.store.get_tournament("remote-cup").status \
+                        is not TournamentStatus.FINISHED:
+                    await asyncio.sleep(0.05)
+        finally:
+            for c in clients:
+                await c.stop()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        schedule = server.store.get_schedule("remote-cup")
+        assert len(schedule) == 5 and all(slot.match_id for slot in schedule)
+        async with http.get(f"{base}/api/tournaments/remote-cup/standings") as resp:
+            body = await resp.json()
+        assert {row["bot"] for row in body["standings"]} >= {"east", "west"}
