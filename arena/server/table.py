@@ -217,7 +217,7 @@ class Table:
                 self._send_match_start(seat)
                 pending = self._pending
                 if pending is not None and pending.seat == seat.index:
-                    self._send_request(seat, pending)
+                    self._send_request(seat, pending, resend=True)
                 return True
         return False
 
@@ -356,14 +356,14 @@ class Table:
                 seat.conn.send_bytes(b"".join(chunks) if len(chunks) > 1 else chunks[0])
             chunks.clear()
 
-    def _send_request(self, seat: Seat, pending: PendingRequest) -> None:
+    def _send_request(self, seat: Seat, pending: PendingRequest, *, resend: bool = False) -> None:
         conn = seat.conn
         if conn is None or conn.closed:
             return
-        remaining_ms = max(0, int(pending.deadline_s * 1000
-                                  - (asyncio.get_running_loop().time() - pending.sent_at) * 1000))
         wire = pending.wire
-        if wire["deadline_ms"] != remaining_ms and remaining_ms < wire["deadline_ms"] - 1:
+        if resend:  # to a reconnected bot: only the time that is left
+            remaining_ms = max(0, int(pending.deadline_s * 1000 - (
+                asyncio.get_running_loop().time() - pending.sent_at) * 1000))
             wire = {**wire, "deadline_ms": remaining_ms}
         chunks = self._out[seat.index]
         chunks.append(encode(wire, conn.encoding))

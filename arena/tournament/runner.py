@@ -38,8 +38,8 @@ from arena.storage.base import (
     TournamentRecord,
     TournamentStatus,
 )
-from arena.tournament.config import HOUSE_PREFIX, TournamentConfig, load_config
-from arena.tournament.schedule import house_bot_names, make_schedule
+from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.plan import house_strategy, plan, scheduled_matches
 
 log = structlog.get_logger("arena.tournament")
 
@@ -55,24 +55,13 @@ def tournament_id(config: TournamentConfig) -> str:
     return f"{slug}-{digest[:8]}"
 
 
-def house_kind(name: str) -> str | None:
-    """``house-heuristic-2`` → ``heuristic``; None for other bots."""
-    if not name.startswith(HOUSE_PREFIX):
-        return None
-    return name[len(HOUSE_PREFIX):].rsplit("-", 1)[0]
-
-
 def build_schedule(config: TournamentConfig, tid: str) -> list[ScheduledMatch]:
     """The whole schedule of a tournament, house bots filling empty seats."""
     spec = get_game(config.game)
+    # Rule options may change the table size (Muushig's `players`).
     n_seats = spec.new_match(dict(config.rules), None, None).n_seats if config.rules else spec.n_seats
-    house = config.schedule.house_bot or spec.default_house_bot
-    fill = house_bot_names(house, max(0, n_seats - len(config.entrants)))
-    tables = make_schedule(config.entrant_names, seats=n_seats, kind=config.schedule.kind.value,
-                           max_tables=config.schedule.max_tables, tables=config.schedule.tables,
-                           duplicate=config.duplicate, seed=config.seed, house_names=fill)
-    return [ScheduledMatch(tournament_id=tid, slot=t.slot, players=list(t.players), seed=t.seed,
-                           extra={"table": t.table, "rotation": t.rotation}) for t in tables]
+    return scheduled_matches(tid, plan(config, seats=n_seats,
+                                       default_house_bot=spec.default_house_bot))
 
 
 def create_or_load(store: Store, config: TournamentConfig) -> tuple[TournamentRecord, bool]:
@@ -155,7 +144,7 @@ class TournamentRunner:
             for slot in list(queue):
                 if len(running) >= parallel:
                     break
-                remote = {p for p in slot.players if house_kind(p) is None}
+                remote = {p for p in slot.players if house_strategy(p) is None}
                 if remote & busy:
                     continue
                 queue.remove(slot)
@@ -179,7 +168,7 @@ class TournamentRunner:
     async def _play_slot(self, slot: ScheduledMatch) -> bool:
         tid = self.record.id
         await self.server.writer.note_attempt(tid, slot.slot)
-        players = [PlayerSpec(name=name, house=house_kind(name)) for name in slot.players]
+        players = [PlayerSpec(name=name, house=house_strategy(name)) for name in slot.players]
         limits = Limits(self.config.limits.decision_ms, self.config.limits.bank_ms,
                         self.server.config.timeouts_before_autopilot)
         for attempt in range(3):

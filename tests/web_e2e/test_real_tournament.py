@@ -29,11 +29,20 @@ import time
 from protocol.sdk import run_bot
 
 def play(phase, legal, state):
-    time.sleep(0.004)  # slow enough for a page to watch the match live
+    time.sleep(0.01)  # slow enough for a page to watch the match live
     return legal[-1] if phase == "decide" else legal[0]
 
 run_bot(play)
 """
+
+
+async def next_live_match(server: ArenaServer) -> str:
+    async with asyncio.timeout(30):
+        while True:
+            live = server.hub.live_matches()
+            if live:
+                return live[-1]["id"]
+            await asyncio.sleep(0.01)
 
 
 @pytest.fixture
@@ -81,24 +90,25 @@ async def test_pages_follow_a_real_tournament(server: ArenaServer, tmp_path: Pat
             run = asyncio.create_task(TournamentRunner(server, config, record).run())
 
             # A live match: its page shows only public cards.
-            live_id = None
-            for _ in range(400):
-                live = server.hub.live_matches()
-                if live:
-                    live_id = live[0]["id"]
-                    break
-                await asyncio.sleep(0.01)
-            assert live_id is not None
-            watch = await browser.new_page()
-            await watch.goto(f"{base}/matches/{live_id}")
-            await watch.wait_for_selector("#replay[data-ready=true][data-live=true]")
-            await watch.wait_for_selector("ol.trick [data-card]")
-            shown = set(await watch.eval_on_selector_all(
-                "[data-card]", "els => els.map(e => e.dataset.card)"))
-            log = [e.data for e in server.store.get_events(live_id)]
-            played = {e["card"] for e in log if e["kind"] == "play"}
-            face_up = {e["face_up"] for e in log if e["kind"] == "hand_start"}
-            assert shown <= played | face_up, shown - played - face_up
+            watched = False
+            for _ in range(3):  # a match may end before its page has loaded
+                live_id = await next_live_match(server)
+                watch = await browser.new_page()
+                await watch.goto(f"{base}/matches/{live_id}")
+                await watch.wait_for_selector("#replay[data-ready=true]")
+                if await watch.locator("#replay").get_attribute("data-live") != "true":
+                    await watch.close()
+                    continue
+                await watch.wait_for_selector("ol.trick [data-card]")
+                shown = set(await watch.eval_on_selector_all(
+                    "[data-card]", "els => els.map(e => e.dataset.card)"))
+                log = [e.data for e in server.store.get_events(live_id)]
+                played = {e["card"] for e in log if e["kind"] == "play"}
+                face_up = {e["face_up"] for e in log if e["kind"] == "hand_start"}
+                assert shown <= played | face_up, shown - played - face_up
+                watched = True
+                break
+            assert watched, "no match stayed live long enough to watch"
 
             # The standings table appears and fills in without a reload.
             await page.wait_for_selector('table.standings tr[data-bot="north"]')
