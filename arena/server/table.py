@@ -242,9 +242,11 @@ class Table:
                     break
                 action = seat.house(phase, engine.legal_actions(), engine.observation(seat.index))
                 source = "house" if seat.kind is SeatKind.HOUSE else "autopilot"
-            self._record({"kind": "action", "seat": seat.index, "phase": phase,
-                          "action": action, "source": source,
-                          "latency_ms": seat.latencies_ms[-1] if source == "bot" else None})
+            if source in ("default", "autopilot"):
+                # The engine's own records carry every action; this one says
+                # who chose it when it was not the seat's bot or house bot.
+                self._record({"kind": "action", "seat": seat.index, "phase": phase,
+                              "action": action, "source": source})
             if self.metrics is not None:
                 self.metrics.decision()
             self._emit(engine.apply(action))
@@ -284,6 +286,7 @@ class Table:
         self.log.info("decision_timeout", seat=seat.index, bot=seat.name, phase=pending.phase)
         self._settle(pending, self.engine.default_action(), "default")
         self._emit([ServerEvent("timeout", seat=seat.index, phase=pending.phase)])
+        self._flush()  # a bot learns of its own timeout now, not a flush later
         if seat.consecutive_timeouts >= self.limits.timeouts_before_autopilot:
             self._start_autopilot(seat, AutopilotReason.TIMEOUTS)
 

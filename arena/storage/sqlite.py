@@ -128,8 +128,8 @@ READ_POOL_SIZE = 4
 BUSY_TIMEOUT_MS = 5000
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), allow_nan=False)
+# One encoder for every value: json.dumps with options builds a new one per call.
+_dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 
 
 def _loads(text: str | None) -> Any:
