@@ -39,8 +39,12 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("arena.table")
 
-# How long an event may wait to be sent to a seat that is not being asked.
-FLUSH_DELAY_S = 0.005
+# Events for a seat wait in its buffer and go out in one write: with its
+# next request, at the end of every hand, at a timeout or autopilot, or once
+# this many are waiting. A bot needs them before it acts, not sooner; one
+# write per seat per hand instead of one per event keeps many tables cheap.
+FLUSH_AT_EVENTS = 32
+FLUSH_KINDS = frozenset({"hand_end", "round_end", "timeout", "autopilot"})
 
 
 class MatchAbandonedError(Exception):
@@ -104,7 +108,6 @@ class Table:
         self.result: dict[str, Any] | None = None
         self.aborted: str | None = None
         self._abandoned = False
-        self._flush_timer: asyncio.TimerHandle | None = None
         self.log = log.bind(match=match_id)
         for seat in seats:
             seat.bank_ms = float(limits.bank_ms)
@@ -286,7 +289,6 @@ class Table:
         self.log.info("decision_timeout", seat=seat.index, bot=seat.name, phase=pending.phase)
         self._settle(pending, self.engine.default_action(), "default")
         self._emit([ServerEvent("timeout", seat=seat.index, phase=pending.phase)])
-        self._flush()  # a bot learns of its own timeout now, not a flush later
         if seat.consecutive_timeouts >= self.limits.timeouts_before_autopilot:
             self._start_autopilot(seat, AutopilotReason.TIMEOUTS)
 
@@ -316,6 +318,7 @@ class Table:
         out = self._out
         seats = self.seats
         hub = self.hub
+        flush = False
         for event in events:
             if event.kind == "deal":
                 self._record(event.for_record())
@@ -339,18 +342,17 @@ class Table:
                     data = encode({"type": "event", "match": match_id, "event": payload},
                                   conn.encoding)
                     cache[key] = data
-                out[seat.index].append(data)
-        # Seats that are not about to be asked get their events a little
-        # later, many per write: one syscall per seat per flush instead of
-        # one per event (the asked seat gets them with its request).
-        if self._flush_timer is None:
-            self._flush_timer = asyncio.get_running_loop().call_later(FLUSH_DELAY_S, self._flush)
+                chunks = out[seat.index]
+                chunks.append(data)
+                if len(chunks) >= FLUSH_AT_EVENTS:
+                    flush = True
+            if event.kind in FLUSH_KINDS:
+                flush = True
+        if flush:
+            self._flush()
         self._persist()
 
     def _flush(self) -> None:
-        if self._flush_timer is not None:
-            self._flush_timer.cancel()
-            self._flush_timer = None
         for seat in self.seats:
             chunks = self._out[seat.index]
             if not chunks:
