@@ -43,6 +43,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="accept any token; the bot's name comes from its hello")
     serve.add_argument("--house-wait", type=float, default=10.0,
                        help="seconds a lone bot waits before house bots fill its table")
+    serve.add_argument("--house-bot", default=None,
+                       help="house bot filling empty seats (default: the game's best)")
     serve.add_argument("--admin-token", default=None,
                        help="token for admin actions over HTTP (default: none, admin disabled)")
     serve.set_defaults(func=_cmd_serve)
@@ -99,6 +101,26 @@ def _server_options(p: argparse.ArgumentParser, *, db_default: str = "arena.db",
     p.add_argument("--db", default=db_default, help="SQLite file (the embedded store)")
     p.add_argument("--decision-ms", type=int, default=1000)
     p.add_argument("--bank-ms", type=int, default=10_000)
+    p.add_argument("--autopilot-after", type=int, default=3, metavar="N",
+                   help="timeouts in a row before the house bot plays a seat")
+    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rule option, e.g. --rule max_hands=50 --rule last_two_forced=true")
+
+
+def _rules(pairs: list[str]) -> dict[str, Any] | None:
+    """``KEY=VALUE`` options; values are read as JSON (numbers, true/false)."""
+    import json
+
+    rules: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"arena: --rule {pair!r} must be KEY=VALUE")
+        try:
+            rules[key] = json.loads(text)
+        except ValueError:
+            rules[key] = text
+    return rules or None
 
 
 def _server_config(args: argparse.Namespace, **overrides: Any) -> Any:
@@ -106,7 +128,8 @@ def _server_config(args: argparse.Namespace, **overrides: Any) -> Any:
 
     values = dict(host=args.host, port=args.port,
                   http_port=None if args.no_http else args.http_port, db=args.db,
-                  decision_ms=args.decision_ms, bank_ms=args.bank_ms)
+                  decision_ms=args.decision_ms, bank_ms=args.bank_ms,
+                  timeouts_before_autopilot=args.autopilot_after, rules=_rules(args.rule))
     values.update(overrides)
     return ServerConfig(**values)
 
@@ -115,7 +138,8 @@ def _server_config(args: argparse.Namespace, **overrides: Any) -> Any:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     config = _server_config(args, open=args.open, house_wait_s=args.house_wait,
-                            admin_token=args.admin_token, run_tournaments=True)
+                            admin_token=args.admin_token, run_tournaments=True,
+                            house_bot=args.house_bot)
     return asyncio.run(_serve(config))
 
 
@@ -171,16 +195,20 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 
 async def _match(config: Any, specs: list[str], seed: str | None) -> int:
-    from arena.games import get_game
+    from arena.games.base import RuleConfigError
     from arena.server.lobby import ClaimTimeoutError
     from arena.server.local_bots import LocalBot, LocalBots
     from arena.server.server import ArenaServer, PlayerSpec
     from arena.storage import open_store
 
-    spec = get_game(config.game)
-    players = _parse_players(specs, spec.n_seats)
     store = open_store(config.db)
-    server = ArenaServer(config, store)
+    try:
+        server = ArenaServer(config, store)
+    except RuleConfigError as exc:
+        store.close()
+        print(f"arena match: {exc}", file=sys.stderr)
+        return 2
+    players = _parse_players(specs, server.seats_for(config.rules))
     local = LocalBots()
     await server.start()
     try:
@@ -188,7 +216,8 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
             if command is not None:
                 await local.start(LocalBot(name=name, command=command), server)
         outcome = await server.play_match(
-            [PlayerSpec(name=name, house=house) for name, house, _ in players], seed=seed)
+            [PlayerSpec(name=name, house=house) for name, house, _ in players], seed=seed,
+            rules=config.rules)
     except ClaimTimeoutError as exc:
         print(f"arena match: {exc} (its command failed? see the log above)", file=sys.stderr)
         return 1

@@ -8,6 +8,16 @@ import sys
 import structlog
 
 
+class _Stderr:
+    """Whatever ``sys.stderr`` is when a line is written (tests swap it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
     """Send every log line to stderr; stdout is kept for what commands print."""
     if json is None:
@@ -24,6 +34,6 @@ def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
         ],
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=_Stderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=True,
     )

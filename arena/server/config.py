@@ -13,6 +13,7 @@ class ServerConfig:
     db: str = "arena.db"
     open: bool = False  # accept any token; the bot's name comes from hello
     game: str = "muushig"
+    rules: dict | None = None  # rule options of the lobby's matches (the game's defaults)
     decision_ms: int = 1000
     bank_ms: int = 10_000
     # Lobby: seat waiting bots at new tables; fill empty seats with house

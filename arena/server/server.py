@@ -69,7 +69,7 @@ class ArenaServer:
         self.hub = hub or LiveHub()
         self.metrics = metrics or Metrics()
         self.writer = StoreWriter(store)
-        self.lobby = Lobby(seats=self.spec.n_seats, matchmaking=config.matchmaking,
+        self.lobby = Lobby(seats=self.seats_for(config.rules), matchmaking=config.matchmaking,
                            house_wait_s=config.house_wait_s, start_table=self._start_lobby_table)
         self.tables: dict[str, Table] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -81,6 +81,11 @@ class ArenaServer:
         self.port: int | None = None
         self.http_port: int | None = None
         self.stopping = False
+
+    def seats_for(self, rules: dict | None) -> int:
+        """Seats at a table under these rules (Muushig's `players` changes it);
+        a bad rules dict raises the game's RuleConfigError here, at start."""
+        return self.spec.new_match(rules, None, None).n_seats if rules else self.spec.n_seats
 
     # -- lifecycle ------------------------------------------------------------
     async def start(self) -> None:
@@ -225,7 +230,7 @@ class ArenaServer:
                                   kind=SeatKind.HOUSE, house=self._house(kind)))
             else:
                 seats.append(self._remote_seat(index, conn))
-        self._launch(self._new_table(seats, rng=random.Random()))
+        self._launch(self._new_table(seats, rng=random.Random(), rules=self.config.rules))
 
     def _new_table(self, seats: list[Seat], *, rng: random.Random, rules: dict | None = None,
                    tournament_id: str | None = None, seed: str | None = None,
@@ -268,8 +273,7 @@ class ArenaServer:
         ``claim_timeout_s``. The deck sequence comes from ``seed``, so the same
         seed with rotated seats is a duplicate of the same deal.
         """
-        # Rule options may change the table size (Muushig's `players`).
-        n_seats = self.spec.new_match(rules, None, None).n_seats if rules else self.spec.n_seats
+        n_seats = self.seats_for(rules)
         if len(players) != n_seats:
             raise ValueError(f"{self.spec.name} needs {n_seats} players, got {len(players)}")
         seats: list[Seat] = []
