@@ -26,7 +26,7 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from server_bench import Baseline, spawn_bots  # noqa: E402
+from server_bench import Baseline, spawn_bots, use_event_loop  # noqa: E402
 
 from arena.server.config import ServerConfig  # noqa: E402
 from arena.server.server import ArenaServer  # noqa: E402
@@ -76,7 +76,10 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--matches", type=int, default=1)
     parser.add_argument("--baseline-trips", type=int, default=200)
+    parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio",
+                        help="event loop of the server, the baseline and the bots")
     args = parser.parse_args()
+    use_event_loop(args.loop)
     logging.disable(logging.CRITICAL)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.CRITICAL))
     with tempfile.TemporaryDirectory() as tmp:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 import tempfile
 import time
@@ -42,9 +43,26 @@ SAMPLE_REQUEST = {
 
 
 async def spawn_bots(port: int, n: int, matches: int) -> asyncio.subprocess.Process:
+    """The bot process; it runs on uvloop too when this process does."""
+    paths = [str(HERE.parent), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {"PYTHONPATH": os.pathsep.join(paths)}
+    if using_uvloop():
+        env["BENCH_UVLOOP"] = "1"
     return await asyncio.create_subprocess_exec(
         sys.executable, str(HERE / "fastbot.py"), str(port), str(n), str(matches),
-        cwd=str(HERE.parent), env={"PYTHONPATH": str(HERE.parent)})
+        cwd=str(HERE.parent), env=env)
+
+
+def using_uvloop() -> bool:
+    return type(asyncio.get_event_loop_policy()).__module__.startswith("uvloop")
+
+
+def use_event_loop(name: str) -> None:
+    """``asyncio`` (the standard loop) or ``uvloop`` (if installed)."""
+    if name == "uvloop":
+        import uvloop  # not a dependency of the arena: pip install uvloop to compare
+
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
 
 class Baseline(asyncio.Protocol):
@@ -119,7 +137,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--matches", type=int, default=10)
     parser.add_argument("--baseline-trips", type=int, default=20000)
+    parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio",
+                        help="event loop of the server, the baseline and the bots")
     args = parser.parse_args()
+    use_event_loop(args.loop)
     logging.disable(logging.CRITICAL)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.CRITICAL))
     with tempfile.TemporaryDirectory() as tmp:

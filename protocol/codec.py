@@ -98,6 +98,45 @@ class Encoded:
         return self._jsonl
 
 
+class Envelope:
+    """Frames ``{**head, key: value}`` when only ``value`` changes.
+
+    A table wraps every event as ``{"type": "event", "match": id, "event":
+    ...}``: the head is encoded once here, so each message costs one
+    encoding of its value plus a concatenation. The bytes are exactly those
+    of :func:`encode` on the whole message (same key order). Also encodes
+    whole messages with a reused msgpack ``Packer`` (``msgpack.packb``
+    builds a new one per call). Use an instance from one thread only: a
+    ``Packer`` is not thread-safe.
+    """
+
+    __slots__ = ("_packer", "_msgpack_head", "_json_head")
+
+    def __init__(self, head: Message, key: str) -> None:
+        if key in head:
+            raise ValueError(f"key {key!r} is already in the head")
+        self._packer = msgpack.Packer(use_bin_type=True)
+        pack = self._packer.pack
+        self._msgpack_head = (self._packer.pack_map_header(len(head) + 1)
+                              + b"".join(pack(k) + pack(v) for k, v in head.items()) + pack(key))
+        text = _json_encoder.encode(head)[:-1]  # '{"type":...' without its closing brace
+        self._json_head = (text + ("," if head else "") + _json_encoder.encode(key) + ":").encode("utf-8")
+
+    def frame(self, value: Any, encoding: Encoding | str) -> bytes:
+        """The wire bytes of ``{**head, key: value}``."""
+        if encoding == Encoding.MSGPACK:
+            body = self._packer.pack(value)
+            return _PREFIX.pack(len(self._msgpack_head) + len(body)) + self._msgpack_head + body
+        return self._json_head + _json_encoder.encode(value).encode("utf-8") + b"}\n"
+
+    def encode(self, message: Message, encoding: Encoding | str) -> bytes:
+        """Like :func:`encode` (no size limit), with the reused packer."""
+        if encoding == Encoding.MSGPACK:
+            body = self._packer.pack(message)
+            return _PREFIX.pack(len(body)) + body
+        return encode(message, encoding)
+
+
 def encode_many(message: Message, encodings: Iterator[Encoding] | list[Encoding] | set[Encoding]) -> dict[Encoding, bytes]:
     """The message in each of ``encodings`` (each encoded once)."""
     return {Encoding(e): encode(message, e) for e in set(encodings)}
@@ -129,21 +168,30 @@ def _check_value(message: Any, deep: bool = True) -> Message:
                 raise MalformedFrameError(f"map keys must be strings, got key {key!r}")
         return message
     # Iterative walk: a deeply nested value must not hit the recursion limit.
-    stack: list[Any] = [message]
+    # Only values that can be wrong or hold more are pushed: a bot's action
+    # is a handful of strings and ints, checked without a walk.
+    stack: list[Any] = [message if type(message) is dict else dict(message)]
     while stack:
         value = stack.pop()
-        if isinstance(value, dict):
+        kind = type(value)
+        if kind is dict:
             for key, item in value.items():
-                if not isinstance(key, str):
+                if type(key) is not str and not isinstance(key, str):
                     raise MalformedFrameError(f"map keys must be strings, got key {key!r}")
-                stack.append(item)
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif isinstance(value, (bytes, bytearray)):
+                if type(item) in _SUSPECT:
+                    stack.append(item)
+        elif kind is list:
+            stack.extend([item for item in value if type(item) in _SUSPECT])
+        elif kind is bytes or kind is bytearray:
             raise MalformedFrameError("binary values are not allowed; send strings")
-        elif isinstance(value, float) and not math.isfinite(value):
+        elif kind is float and not math.isfinite(value):
             raise MalformedFrameError("NaN and infinities are not allowed")
     return message
+
+
+# The types a walk must look into or at: exact types, as the decoders make
+# no subclasses.
+_SUSPECT = frozenset({dict, list, bytes, bytearray, float})
 
 
 def _kind(value: Any) -> str:
@@ -316,6 +364,7 @@ __all__ = [
     "MAX_SERVER_FRAME",
     "Decoder",
     "Encoded",
+    "Envelope",
     "Encoding",
     "FrameError",
     "Message",

@@ -14,7 +14,7 @@ import asyncio
 import itertools
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import structlog
 
@@ -83,8 +83,9 @@ class BotConnection(asyncio.Protocol):
 
     # -- asyncio.Protocol -----------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # A stream transport; not checked with isinstance, as other loops'
+        # transports (uvloop's) do not derive from asyncio.Transport.
+        self.transport = cast(asyncio.Transport, transport)
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.log = self.log.bind(peer=self.peer)

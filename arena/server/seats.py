@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import statistics
 from dataclasses import dataclass, field
@@ -56,9 +55,15 @@ class Seat:
         return statistics.median(self.latencies_ms) if self.latencies_ms else None
 
 
-@dataclass
+@dataclass(slots=True)
 class PendingRequest:
-    """A request sent to a seat and not yet settled."""
+    """A request sent to a seat and not yet applied.
+
+    ``settled`` is set once its action is known (the bot's answer, the
+    default at the deadline, or the autopilot's choice); the table applies
+    it right away or, when it is settled from a timer or a disconnect, on
+    the loop's next turn.
+    """
 
     id: int
     seat: int
@@ -67,5 +72,5 @@ class PendingRequest:
     wire: dict[str, Any]
     sent_at: float  # loop time
     deadline_s: float
-    future: "asyncio.Future[tuple[Action, str]]"
-    timer: asyncio.TimerHandle | None = None
+    deadline_at: float  # loop time
+    settled: tuple[Action, str] | None = None  # (action, source)

@@ -26,8 +26,9 @@ import structlog
 
 from arena.games.base import Action, GameEngine, GameEvent, GameSpec, IllegalActionError
 from arena.server.seats import AutopilotReason, PendingRequest, Seat, SeatKind
-from arena.storage.base import MatchRecord, MatchStatus, StoredEvent
-from protocol.codec import Encoding, encode
+from arena.storage.base import MatchRecord, MatchStatus
+from arena.storage.writer import encode_record
+from protocol.codec import Encoding, Envelope, encode
 from protocol.deals import commitment, new_salt
 from protocol.errors import ErrorCode
 
@@ -99,11 +100,15 @@ class Table:
         self.seed = seed
         self._on_seat_released = on_seat_released
         self._seq = 0
-        self._records: list[StoredEvent] = []
+        self._records: list[str] = []  # the next seqs' events as JSON, not yet persisted
         self._next_id = 1
         self._pending: PendingRequest | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._done: "asyncio.Future[None] | None" = None
+        self._timer: asyncio.TimerHandle | None = None
         self._salts: dict[tuple[int, int], str] = {}
         self._out: list[list[bytes]] = [[] for _ in seats]
+        self._envelope = Envelope({"type": "event", "match": match_id}, "event")
         self.finished = asyncio.Event()
         self.result: dict[str, Any] | None = None
         self.aborted: str | None = None
@@ -137,8 +142,14 @@ class Table:
         try:
             for seat in self.seats:
                 self._send_match_start(seat)
-            self._emit(self.engine.start())
-            await self._play()
+            self._loop = loop = asyncio.get_running_loop()
+            self._done = loop.create_future()
+            try:
+                self._emit(self.engine.start())
+                self._advance()
+                await self._done  # the match is played by callbacks (see "the match loop")
+            finally:
+                self._stop_asking()
             return await self._finish()
         except MatchAbandonedError:
             await self._abort("every bot disconnected")
@@ -165,7 +176,7 @@ class Table:
             return
         pending = self._pending
         if (pending is None or pending.id != request_id or pending.seat != seat.index
-                or pending.future.done()):  # settled, the loop not yet resumed
+                or pending.settled is not None):  # settled, not yet applied
             if request_id in seat.issued:
                 self._error(conn, ErrorCode.LATE,
                             f"request {request_id} is already settled; answer ignored", request_id)
@@ -182,12 +193,13 @@ class Table:
             self._error(conn, ErrorCode.ILLEGAL_ACTION,
                         f"{exc}; answer again before the deadline", request_id)
             return
-        loop = asyncio.get_running_loop()
-        elapsed_ms = (loop.time() - pending.sent_at) * 1000.0
+        elapsed_ms = (self._loop.time() - pending.sent_at) * 1000.0  # type: ignore[union-attr]
         seat.latencies_ms.append(round(elapsed_ms, 3))
         self._charge_bank(seat, elapsed_ms)
         seat.consecutive_timeouts = 0
-        self._settle(pending, canonical, "bot")
+        pending.settled = (canonical, "bot")
+        # Applied at once: nothing else has to reach the seats before it.
+        self._step(self._apply_settled)
 
     def seat_disconnected(self, conn: "BotConnection") -> None:
         seat = self._seat_of(conn)
@@ -199,8 +211,8 @@ class Table:
         if all(s.kind is SeatKind.HOUSE or s.conn is None for s in self.seats):
             self._abandoned = True
             pending = self._pending
-            if pending is not None and not pending.future.done():
-                pending.future.set_exception(MatchAbandonedError())
+            if pending is not None and pending.settled is None:
+                self._fail(MatchAbandonedError())
             return
         if seat.autopilot is None:
             self._start_autopilot(seat, AutopilotReason.DISCONNECTED)
@@ -228,58 +240,133 @@ class Table:
         return self._seat_of(conn) is not None
 
     # -- the match loop ---------------------------------------------------------
-    async def _play(self) -> None:
-        engine = self.engine
-        loop = asyncio.get_running_loop()
-        while not engine.finished:
-            if self._abandoned:
-                raise MatchAbandonedError()
-            seat = self.seats[engine.current_seat]  # type: ignore[index]
-            phase = engine.phase or ""
-            if seat.asks_remote:
-                action, source = await self._ask(seat, phase, loop)
-            else:
-                # Let other tables and connections run between house moves.
-                await asyncio.sleep(0)
-                if engine.finished:
-                    break
-                action = seat.house(phase, engine.legal_actions(), engine.observation(seat.index))
-                source = "house" if seat.kind is SeatKind.HOUSE else "autopilot"
-            if source in ("default", "autopilot"):
-                # The engine's own records carry every action; this one says
-                # who chose it when it was not the seat's bot or house bot.
-                self._record({"kind": "action", "seat": seat.index, "phase": phase,
-                              "action": action, "source": source})
-            if self.metrics is not None:
-                self.metrics.decision()
-            self._emit(engine.apply(action))
+    # A plain callback state machine, not a coroutine awaiting each decision:
+    # a bot's answer is applied inside ``answer`` and the next request goes
+    # out in the same call, so a decision costs no future, task wake-up or
+    # timer of its own. ``run`` awaits ``_done``, which every step resolves
+    # (the match is over) or fails (an error, or every bot has left).
+    #
+    #   _advance -> remote seat: _ask; then answer (at once), or _deadline /
+    #               _start_autopilot (next loop turn) -> _apply_settled
+    #            -> house seat: _house_move (next loop turn)
+    #   both end in _decide: apply the action, _emit its events, _advance.
 
-    async def _ask(self, seat: Seat, phase: str,
-                   loop: asyncio.AbstractEventLoop) -> tuple[Action, str]:
+    def _step(self, fn: Callable[..., None], *args: Any) -> None:
+        """Run one step of the match; an error ends the match (``run`` sees it)."""
+        done = self._done
+        if done is None or done.done():
+            return  # over, cancelled or failed: late callbacks do nothing
+        try:
+            fn(*args)
+        except Exception as exc:
+            self._fail(exc)
+
+    def _fail(self, exc: Exception) -> None:
+        if self._done is not None and not self._done.done():
+            self._done.set_exception(exc)
+
+    def _advance(self) -> None:
+        """Ask for the next decision, or end the match."""
+        if self._abandoned:
+            raise MatchAbandonedError()
+        engine = self.engine
+        if engine.finished:
+            self._done.set_result(None)  # type: ignore[union-attr]
+            return
+        seat = self.seats[engine.current_seat]  # type: ignore[index]
+        if seat.asks_remote:
+            self._ask(seat)
+        else:
+            # On the loop's next turn: other tables and connections run
+            # between house moves.
+            self._loop.call_soon(self._step, self._house_move, seat)  # type: ignore[union-attr]
+
+    def _house_move(self, seat: Seat) -> None:
+        engine = self.engine
+        if engine.finished:  # cannot happen; end the match rather than hang
+            self._advance()
+            return
+        phase = engine.phase or ""
+        action = seat.house(phase, engine.legal_actions(), engine.observation(seat.index))
+        self._decide(seat, phase, action, "house" if seat.kind is SeatKind.HOUSE else "autopilot")
+
+    def _decide(self, seat: Seat, phase: str, action: Action, source: str) -> None:
+        if source in ("default", "autopilot"):
+            # The engine's own records carry every action; this one says
+            # who chose it when it was not the seat's bot or house bot.
+            self._record({"kind": "action", "seat": seat.index, "phase": phase,
+                          "action": action, "source": source})
+        if self.metrics is not None:
+            self.metrics.decision()
+        self._emit(self.engine.apply(action))
+        self._advance()
+
+    def _ask(self, seat: Seat) -> None:
+        loop = self._loop
+        assert loop is not None
         request_id = self._next_id
         self._next_id += 1
+        phase = self.engine.phase or ""
         deadline_ms = self.limits.decision_ms + int(seat.bank_ms)
         legal = self.engine.legal_actions()
         wire = {"type": "request", "match": self.match_id, "id": request_id, "phase": phase,
                 "deadline_ms": deadline_ms, "legal": legal,
                 "state": self.engine.observation(seat.index)}
+        now = loop.time()
+        deadline_s = deadline_ms / 1000.0
         pending = PendingRequest(id=request_id, seat=seat.index, phase=phase, legal=legal,
-                                 wire=wire, sent_at=loop.time(), deadline_s=deadline_ms / 1000.0,
-                                 future=loop.create_future())
+                                 wire=wire, sent_at=now, deadline_s=deadline_s,
+                                 deadline_at=now + deadline_s)
         seat.issued.add(request_id)
         self._pending = pending
-        pending.timer = loop.call_later(pending.deadline_s, self._deadline, pending)
+        self._arm_timer(pending.deadline_at)
         self._send_request(seat, pending)
-        try:
-            return await pending.future
-        finally:
-            if pending.timer is not None:
-                pending.timer.cancel()
-            self._pending = None
+
+    def _apply_settled(self) -> None:
+        pending = self._pending
+        if pending is None or pending.settled is None:
+            return
+        self._pending = None
+        action, source = pending.settled
+        self._decide(self.seats[pending.seat], pending.phase, action, source)
+
+    def _settle_later(self, pending: PendingRequest, action: Action, source: str) -> None:
+        """Settle from a timer or a disconnect; applied on the loop's next
+        turn, after whatever the caller still emits (``timeout``,
+        ``autopilot``), so those events come before the action's."""
+        if pending.settled is None:
+            pending.settled = (action, source)
+            self._loop.call_soon(self._step, self._apply_settled)  # type: ignore[union-attr]
+
+    # One deadline timer per table, reused: requests follow each other much
+    # faster than deadlines pass, so instead of a timer per request the timer
+    # stays armed and, when it fires early (armed for an earlier request), is
+    # moved to the current request's deadline.
+    def _arm_timer(self, at: float) -> None:
+        timer = self._timer
+        if timer is not None:
+            if timer.when() <= at:
+                return  # fires first; _on_timer moves it on
+            timer.cancel()
+        self._timer = self._loop.call_at(at, self._on_timer)  # type: ignore[union-attr]
+
+    def _on_timer(self) -> None:
+        timer, self._timer = self._timer, None
+        pending = self._pending
+        if timer is None or pending is None or pending.settled is not None:
+            return
+        if timer.when() < pending.deadline_at:
+            self._arm_timer(pending.deadline_at)
+        else:
+            self._step(self._deadline, pending)
+
+    def _stop_asking(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._pending = None
 
     def _deadline(self, pending: PendingRequest) -> None:
-        if pending.future.done():
-            return
         seat = self.seats[pending.seat]
         seat.timeouts += 1
         seat.consecutive_timeouts += 1
@@ -287,24 +374,20 @@ class Table:
         if self.metrics is not None:
             self.metrics.timeout()
         self.log.info("decision_timeout", seat=seat.index, bot=seat.name, phase=pending.phase)
-        self._settle(pending, self.engine.default_action(), "default")
+        self._settle_later(pending, self.engine.default_action(), "default")
         self._emit([ServerEvent("timeout", seat=seat.index, phase=pending.phase)])
         if seat.consecutive_timeouts >= self.limits.timeouts_before_autopilot:
             self._start_autopilot(seat, AutopilotReason.TIMEOUTS)
-
-    def _settle(self, pending: PendingRequest, action: Action, source: str) -> None:
-        if not pending.future.done():
-            pending.future.set_result((action, source))
 
     def _start_autopilot(self, seat: Seat, reason: AutopilotReason) -> None:
         seat.autopilot = reason
         self.log.info("autopilot", seat=seat.index, bot=seat.name, reason=reason.value)
         self._emit([ServerEvent("autopilot", seat=seat.index, reason=reason.value)])
         pending = self._pending
-        if pending is not None and pending.seat == seat.index and not pending.future.done():
+        if pending is not None and pending.seat == seat.index and pending.settled is None:
             engine = self.engine
             action = seat.house(pending.phase, pending.legal, engine.observation(seat.index))
-            self._settle(pending, action, "autopilot")
+            self._settle_later(pending, action, "autopilot")
 
     def _charge_bank(self, seat: Seat, elapsed_ms: float) -> None:
         over = elapsed_ms - self.limits.decision_ms
@@ -313,41 +396,47 @@ class Table:
 
     # -- sending ---------------------------------------------------------------
     def _emit(self, events: list[GameEvent]) -> None:
-        """Forward events: each seat what it may see, storage everything."""
-        match_id = self.match_id
+        """Forward events: each seat what it may see, storage everything,
+        spectators the public form. Each distinct payload is encoded once
+        per encoding for all seats, and each record once as JSON (storage
+        and the live hub share that text when the public form is the record)."""
+        records = self._records
+        public_log: list[tuple[dict[str, Any], str | None]] = []
+        # The seats to send to, with their encodings (fixed for this call).
+        targets = [(seat.index, conn.encoding) for seat in self.seats
+                   if (conn := seat.conn) is not None and not conn.closed]
         out = self._out
-        seats = self.seats
-        hub = self.hub
+        frame = self._envelope.frame
         flush = False
         for event in events:
             if event.kind == "deal":
-                self._record(event.for_record())
+                records.append(encode_record(event.for_record()))
                 event = self._commit(event)
-            self._record(event.for_record())
-            if hub is not None:
-                public = event.for_public()
-                if public is not None:
-                    hub.match_event(match_id, public)
-            cache: dict[tuple[int, str], bytes] = {}
-            for seat in seats:
-                conn = seat.conn
-                if conn is None or conn.closed:
-                    continue
-                payload = event.for_seat(seat.index)
+            record = event.for_record()
+            text = encode_record(record)
+            records.append(text)
+            public = event.for_public()
+            if public is not None:
+                public_log.append((public, text if public is record else None))
+            # A public event gives every seat the same dict: encoded once.
+            last: Any = None
+            last_encoding: Any = None
+            data = b""
+            for index, encoding in targets:
+                payload = event.for_seat(index)
                 if payload is None:
                     continue
-                key = (id(payload), conn.encoding)
-                data = cache.get(key)
-                if data is None:
-                    data = encode({"type": "event", "match": match_id, "event": payload},
-                                  conn.encoding)
-                    cache[key] = data
-                chunks = out[seat.index]
+                if payload is not last or encoding is not last_encoding:
+                    data = frame(payload, encoding)
+                    last, last_encoding = payload, encoding
+                chunks = out[index]
                 chunks.append(data)
                 if len(chunks) >= FLUSH_AT_EVENTS:
                     flush = True
             if event.kind in FLUSH_KINDS:
                 flush = True
+        if public_log and self.hub is not None:
+            self.hub.match_events(self.match_id, public_log)
         if flush:
             self._flush()
         self._persist()
@@ -371,7 +460,7 @@ class Table:
                 asyncio.get_running_loop().time() - pending.sent_at) * 1000))
             wire = {**wire, "deadline_ms": remaining_ms}
         chunks = self._out[seat.index]
-        chunks.append(encode(wire, conn.encoding))
+        chunks.append(self._envelope.encode(wire, conn.encoding))
         conn.send_bytes(b"".join(chunks))
         chunks.clear()
         conn.grant()
@@ -402,12 +491,15 @@ class Table:
 
     # -- storage ---------------------------------------------------------------
     def _record(self, data: dict[str, Any]) -> None:
-        self._records.append(StoredEvent(seq=self._seq, at=time.time(), data=data))
-        self._seq += 1
+        self._records.append(encode_record(data))
 
     def _persist(self) -> None:
-        if self._records:
-            self.writer.append_events_nowait(self.match_id, self._records)
+        """Hand the records of one step to storage, numbered and stamped
+        together (one clock read per decision, not per record)."""
+        records = self._records
+        if records:
+            self.writer.append_encoded_nowait(self.match_id, self._seq, time.time(), records)
+            self._seq += len(records)
             self._records = []
 
     async def _finish(self) -> dict[str, Any]:

@@ -20,6 +20,15 @@ Durability
     the WAL (with every earlier event batch) is fsynced before they return.
     That costs one fsync per match, not one per event.
 
+Events
+    A match's log is append-only and numbered 0, 1, 2... Each write batch
+    stores a match's new events as ONE row of ``event_blocks``: ``data`` is
+    the JSON array of the events, ``ats`` the JSON array of their times. A
+    busy server appends thousands of events per second over hundreds of
+    matches; a row per event cost a B-tree insert and a GIL round trip each
+    and held the event loop back, a row per batch costs little. Readers see
+    events one by one as before (:meth:`SqliteStore.get_events`).
+
 Schema
     Versioned by the ``schema_version`` table; :data:`MIGRATIONS` are applied
     in order on open. Rules, limits, results, reveals, faults and latencies
@@ -121,15 +130,57 @@ MIGRATIONS: list[list[str]] = [
             extra TEXT NOT NULL,
             PRIMARY KEY (tournament_id, slot))""",
     ],
+    # 2: events are written in blocks, one row per match and write batch
+    # (see "Events" above). Rows already in ``events`` stay there and are
+    # still read; nothing new is written to that table.
+    [
+        # A rowid table: new blocks go to the end of the table's B-tree
+        # (rows of a few KiB fit a WITHOUT ROWID table badly).
+        """CREATE TABLE event_blocks (
+            id INTEGER PRIMARY KEY,
+            match_id TEXT NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+            first_seq INTEGER NOT NULL,
+            last_seq INTEGER NOT NULL,
+            ats TEXT NOT NULL,
+            data TEXT NOT NULL)""",
+        "CREATE UNIQUE INDEX event_blocks_match ON event_blocks (match_id, first_seq)",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 READ_POOL_SIZE = 4
+MAX_KNOWN_LOGS = 10_000  # running matches whose next event seq is kept in memory
 BUSY_TIMEOUT_MS = 5000
 
 
 # One encoder for every value: json.dumps with options builds a new one per call.
 _dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
+_INSERT_BLOCK = ("INSERT INTO event_blocks (match_id, first_seq, last_seq, ats, data)"
+                 " VALUES (?, ?, ?, ?, ?)")
+
+
+def _block(match_id: str, rows: list[tuple[int, float, str]]) -> tuple[str, int, int, str, str]:
+    """One ``event_blocks`` row from consecutive ``(seq, at, JSON)`` rows:
+    the events' JSON texts are joined into an array, not encoded again."""
+    # Events of one decision share their time: each distinct one is encoded once.
+    times: list[str] = []
+    last: Any = None
+    text = ""
+    for row in rows:
+        if row[1] != last or not text:
+            last = row[1]
+            try:
+                if type(last) is bool or not isinstance(last, (int, float)):
+                    raise TypeError(f"{last!r} is not a number")
+                text = _dumps(last)
+            except (TypeError, ValueError) as exc:
+                raise StorageError(f"match {match_id!r}: event seq {row[0]} has no valid time "
+                                   f"({exc})") from None
+        times.append(text)
+    return (match_id, rows[0][0], rows[-1][0], "[" + ",".join(times) + "]",
+            "[" + ",".join([row[2] for row in rows]) + "]")
 
 
 def _loads(text: str | None) -> Any:
@@ -150,6 +201,10 @@ class SqliteStore(Store):
         self._memory = self.path == ":memory:" or self.path.startswith("file::memory:")
         self._lock = threading.RLock()
         self._closed = False
+        # Next event seq of running matches this store appended to (under
+        # _lock): every status change goes through this store's write
+        # connection and forgets the match, so the answer stays right.
+        self._next_seq: dict[str, int] = {}
         if not self._memory:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -368,48 +423,124 @@ class SqliteStore(Store):
         except sqlite3.IntegrityError:
             raise AlreadyExistsError(f"a match with id {record.id!r} exists already") from None
 
-    def _append(self, db: sqlite3.Connection, match_id: str, events: list[StoredEvent]) -> None:
+    def _next_seq_of(self, db: sqlite3.Connection, match_id: str) -> int:
+        """The seq the match's log continues with; refuses a match that is
+        not running. Known matches are answered from memory (see
+        ``_next_seq``), which saves two queries per match and batch."""
+        expected = self._next_seq.get(match_id)
+        if expected is not None:
+            return expected
         status = self._status_of(db, match_id)
         if status is not MatchStatus.RUNNING:
             raise StorageError(f"match {match_id!r} is {status.value}; its log is closed")
-        last = db.execute("SELECT MAX(seq) FROM events WHERE match_id = ?",
-                          (match_id,)).fetchone()[0]
-        expected = 0 if last is None else last + 1
-        for i, event in enumerate(events):
-            if event.seq != expected + i:
+        last = db.execute(
+            "SELECT MAX(last) FROM (SELECT MAX(seq) AS last FROM events WHERE match_id = ?1"
+            " UNION ALL SELECT MAX(last_seq) FROM event_blocks WHERE match_id = ?1)",
+            (match_id,)).fetchone()[0]
+        return 0 if last is None else last + 1
+
+    @staticmethod
+    def _check_seqs(match_id: str, expected: int, seqs: Iterator[int]) -> None:
+        for i, seq in enumerate(seqs):
+            if seq != expected + i:
                 raise StorageError(
-                    f"match {match_id!r}: event seq {event.seq} does not continue the log "
+                    f"match {match_id!r}: event seq {seq} does not continue the log "
                     f"(expected {expected + i}); events are append-only and numbered 0, 1, 2...")
+
+    @staticmethod
+    def _rows_of(match_id: str, events: list[StoredEvent]) -> list[tuple[int, float, str]]:
         rows = []
         for e in events:
             try:
-                rows.append((match_id, e.seq, e.at, _dumps(e.data)))
+                rows.append((e.seq, e.at, _dumps(e.data)))
             except (TypeError, ValueError) as exc:
                 raise StorageError(f"match {match_id!r}: event seq {e.seq} is not plain "
                                    f"JSON ({exc})") from None
-        db.executemany("INSERT INTO events (match_id, seq, at, data) VALUES (?, ?, ?, ?)", rows)
+        return rows
+
+    def _append(self, db: sqlite3.Connection, match_id: str,
+                rows: list[tuple[int, float, str]]) -> int:
+        """Insert one match's rows (in a transaction); returns the next seq."""
+        expected = self._next_seq_of(db, match_id)
+        self._check_seqs(match_id, expected, (row[0] for row in rows))
+        db.execute(_INSERT_BLOCK, _block(match_id, rows))
+        return expected + len(rows)
+
+    def _remember(self, next_seq: dict[str, int]) -> None:
+        """After a commit: where each appended match's log continues."""
+        if len(self._next_seq) + len(next_seq) > MAX_KNOWN_LOGS:
+            self._next_seq.clear()  # a bound; forgotten matches are looked up again
+        self._next_seq.update(next_seq)
 
     def append_events(self, match_id: str, events: list[StoredEvent]) -> None:
         if not events:
             return
-        with self._tx() as db:
-            self._append(db, match_id, events)
+        with self._lock:
+            with self._tx() as db:
+                next_seq = self._append(db, match_id, self._rows_of(match_id, events))
+            self._remember({match_id: next_seq})
 
     def append_events_many(self, batches: Mapping[str, list[StoredEvent]]) -> dict[str, Exception]:
         """Append several matches' events in ONE transaction (the writer's
         batching). A match whose batch is refused is skipped, the others are
         kept; returns the refusals by match id."""
         failed: dict[str, Exception] = {}
+        rows: dict[str, list[tuple[int, float, str]]] = {}
+        for match_id, events in batches.items():
+            try:
+                rows[match_id] = self._rows_of(match_id, events)
+            except StorageError as exc:
+                failed[match_id] = exc
+        failed.update(self.append_rows_many(rows))
+        return failed
+
+    def append_rows_many(self, batches: Mapping[str, list[tuple[int, float, str]]]
+                         ) -> dict[str, Exception]:
+        """Like :meth:`append_events_many` for events already encoded:
+        ``(seq, at, JSON text)`` rows (the store writer encodes them on the
+        event loop). Every batch is checked first, then all accepted rows go
+        in with one statement, a block row per match; returns the refusals
+        by match id."""
+        failed: dict[str, Exception] = {}
+        with self._lock:
+            try:
+                with self._tx() as db:
+                    accepted: list[tuple[str, int, int, str, str]] = []
+                    next_seq: dict[str, int] = {}
+                    for match_id, rows in batches.items():
+                        if not rows:
+                            continue
+                        try:
+                            expected = self._next_seq_of(db, match_id)
+                            self._check_seqs(match_id, expected, (row[0] for row in rows))
+                            accepted.append(_block(match_id, rows))
+                        except StorageError as exc:
+                            failed[match_id] = exc
+                            continue
+                        next_seq[match_id] = expected + len(rows)
+                    db.executemany(_INSERT_BLOCK, accepted)
+            except sqlite3.IntegrityError:
+                # Only if the log changed behind this store's back (the
+                # remembered seqs are stale): forget them and go match by match.
+                self._next_seq.clear()
+                return self._append_one_by_one(batches)
+            self._remember(next_seq)
+        return failed
+
+    def _append_one_by_one(self, batches: Mapping[str, list[tuple[int, float, str]]]
+                           ) -> dict[str, Exception]:
+        failed: dict[str, Exception] = {}
         with self._tx() as db:
-            for match_id, events in batches.items():
-                if not events:
+            for match_id, rows in batches.items():
+                if not rows:
                     continue
                 db.execute("SAVEPOINT batch")
                 try:
-                    self._append(db, match_id, events)
-                except StorageError as exc:
+                    self._append(db, match_id, rows)
+                except (StorageError, sqlite3.IntegrityError) as exc:
                     db.execute("ROLLBACK TO batch")
-                    failed[match_id] = exc
+                    failed[match_id] = (exc if isinstance(exc, StorageError) else StorageError(
+                        f"match {match_id!r}: {exc}; events are append-only"))
                 db.execute("RELEASE batch")
         return failed
 
@@ -417,6 +548,7 @@ class SqliteStore(Store):
                      faults: list[SeatFaults], latency_ms: list[list[float]],
                      finished_at: float) -> None:
         with self._tx(durable=True) as db:
+            self._next_seq.pop(match_id, None)
             status = self._status_of(db, match_id)
             if status is not MatchStatus.RUNNING:
                 raise StorageError(
@@ -441,6 +573,7 @@ class SqliteStore(Store):
         finished (StorageError): a result, once counted, is never withdrawn.
         """
         with self._tx(durable=True) as db:
+            self._next_seq.pop(match_id, None)
             status = self._status_of(db, match_id)
             if status is MatchStatus.ABORTED:
                 return
@@ -454,6 +587,7 @@ class SqliteStore(Store):
 
     def abort_unfinished(self, reason: str = "server restarted") -> list[str]:
         with self._tx(durable=True) as db:
+            self._next_seq.clear()
             ids = [r[0] for r in db.execute(
                 "SELECT id FROM matches WHERE status = ? ORDER BY started_at",
                 (MatchStatus.RUNNING.value,))]
@@ -476,9 +610,17 @@ class SqliteStore(Store):
         with self._read() as db:
             rows = db.execute("SELECT seq, at, data FROM events WHERE match_id = ? AND seq > ?"
                               " ORDER BY seq", (match_id, after_seq)).fetchall()
-            if not rows:
+            blocks = db.execute("SELECT first_seq, ats, data FROM event_blocks"
+                                " WHERE match_id = ? AND last_seq > ? ORDER BY first_seq",
+                                (match_id, after_seq)).fetchall()
+            if not rows and not blocks:
                 self._status_of(db, match_id)  # NotFoundError for an unknown match
-        return [StoredEvent(seq=r[0], at=r[1], data=json.loads(r[2])) for r in rows]
+        events = [StoredEvent(seq=r[0], at=r[1], data=json.loads(r[2])) for r in rows]
+        for first, ats, data in blocks:
+            events.extend(StoredEvent(seq=first + i, at=at, data=event)
+                          for i, (at, event) in enumerate(zip(json.loads(ats), json.loads(data)))
+                          if first + i > after_seq)
+        return events
 
     @staticmethod
     def _where(bot: str | None, tournament_id: str | None,

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import json
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -33,9 +34,16 @@ from typing import Any
 
 import structlog
 
+from arena.storage.writer import encode_record
+
 log = structlog.get_logger(__name__)
 
 Message = dict[str, Any]
+
+# The public log keeps each event as JSON text (the stored events' form): a
+# live match's thousands of entries are then strings the garbage collector
+# never walks, not dicts and lists it walks at every full collection.
+_dumps = encode_record
 
 MATCHES_CHANNEL = "matches"
 TOURNAMENTS_CHANNEL = "tournaments"
@@ -50,7 +58,7 @@ class HubFullError(Exception):
 class _LiveMatch:
     match_id: str
     info: dict[str, Any]
-    log: collections.deque[Message]
+    log: collections.deque[tuple[int, float, str]]  # (seq, at, data as JSON)
     next_seq: int = 0
     truncated: bool = False
     ended: bool = False
@@ -138,18 +146,32 @@ class LiveHub:
 
     def match_event(self, match_id: str, public_event: dict[str, Any]) -> None:
         """Record and publish one event in its PUBLIC form (no hidden cards)."""
+        self.match_events(match_id, [(public_event, None)])
+
+    def match_events(self, match_id: str,
+                     events: list[tuple[dict[str, Any], str | None]]) -> None:
+        """Record and publish the public events of one step, in order, with
+        one timestamp: ``(public form, its JSON text or None)``; a caller
+        that has encoded the event already passes the text along."""
         live = self._live.get(match_id)
         if live is None:
             # An event before match_started is a server bug; keep going but say so.
             log.warning("live_event_for_unknown_match", match=match_id)
             self.match_started(match_id, {})
             live = self._live[match_id]
-        entry = {"seq": live.next_seq, "at": self._clock(), "data": public_event}
-        live.next_seq += 1
-        if len(live.log) == live.log.maxlen:
-            live.truncated = True
-        live.log.append(entry)
-        self._publish(f"match:{match_id}", {"type": "event", "match": match_id, **entry})
+        at = self._clock()
+        entries = live.log
+        subs = self._subs.get(f"match:{match_id}")
+        for data, text in events:
+            seq = live.next_seq
+            live.next_seq = seq + 1
+            if len(entries) == entries.maxlen:
+                live.truncated = True
+            entries.append((seq, at, _dumps(data) if text is None else text))
+            if subs:  # messages are built only for someone watching
+                message = {"type": "event", "match": match_id, "seq": seq, "at": at, "data": data}
+                for sub in subs:
+                    sub.push(message)
 
     def match_ended(self, match_id: str, summary: dict[str, Any]) -> None:
         live = self._live.pop(match_id, None)
@@ -196,7 +218,9 @@ class LiveHub:
         """The public events so far (``{"seq", "at", "data"}``), or None if
         the hub does not know the match (never started here, or long over)."""
         live = self._live.get(match_id) or self._ended.get(match_id)
-        return None if live is None else list(live.log)
+        if live is None:
+            return None
+        return [{"seq": seq, "at": at, "data": json.loads(text)} for seq, at, text in live.log]
 
     @property
     def subscriber_count(self) -> int:

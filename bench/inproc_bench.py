@@ -1,0 +1,172 @@
+"""The server's own work per decision, without sockets.
+
+    python bench/inproc_bench.py [--tables 200] [--matches 1] [--profile]
+
+A real :class:`ArenaServer` (lobby, tables, storage writer thread, live hub)
+with ``--tables`` × 5 connections whose transports are in-process fakes: a
+bot "answers" by feeding its action's bytes to the connection's
+``data_received`` on the loop's next turn. Everything the server does per
+decision runs (decoding, checks, the engine, encoding, storage, the hub);
+only the kernel's socket work and the bot process are missing, so the
+figure is steady where the network benchmarks are noisy, and it is the one
+to watch while optimising the server's Python. Printed: decisions per
+second and CPU µs per decision of the loop thread and of the storage thread.
+
+``--profile`` runs the loop thread under cProfile and prints the top
+functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import logging
+import os
+import pstats
+import random
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import structlog
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arena.server.config import ServerConfig  # noqa: E402
+from arena.server.server import ArenaServer  # noqa: E402
+from arena.storage.sqlite import SqliteStore  # noqa: E402
+from protocol.codec import Encoding, encode  # noqa: E402
+
+
+class FakeTransport(asyncio.Transport):
+    """Reads the server's frames like a bot would and answers every request
+    with a random legal action on the loop's next turn."""
+
+    def __init__(self, index: int, matches: int, done: asyncio.Future[None]) -> None:
+        super().__init__()
+        self.unpacker = msgpack.Unpacker(raw=False)
+        self.rng = random.Random(index)
+        self.left = matches
+        self.done = done
+        self.conn: Any = None
+        self.closing = False
+
+    # -- what the server calls --
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        unpacker = self.unpacker
+        unpacker.feed(bytes(data))
+        answers = []
+        while True:
+            # Skip each frame's 4-byte length prefix, then read the map.
+            try:
+                unpacker.read_bytes(4)
+                message = unpacker.unpack()
+            except msgpack.OutOfData:
+                break
+            kind = message["type"]
+            if kind == "request":
+                answers.append(encode({"type": "action", "match": message["match"],
+                                       "id": message["id"],
+                                       "action": self.rng.choice(message["legal"])},
+                                      Encoding.MSGPACK))
+            elif kind == "match_end":
+                self.left -= 1
+                if self.left <= 0:
+                    answers.append(encode({"type": "bye"}, Encoding.MSGPACK))
+        if answers:
+            asyncio.get_running_loop().call_soon(self.conn.data_received, b"".join(answers))
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return ("127.0.0.1", 1) if name == "peername" else default
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def close(self) -> None:
+        if not self.closing:
+            self.closing = True
+            asyncio.get_running_loop().call_soon(self._lost)
+
+    def abort(self) -> None:
+        self.close()
+
+    def _lost(self) -> None:
+        self.conn.connection_lost(None)
+        if not self.done.done():
+            self.done.set_result(None)
+
+
+async def measure(tables: int, matches: int, db: str) -> tuple[float, int, float]:
+    """(decisions per second, decisions, storage thread CPU seconds)."""
+    store = SqliteStore(db)
+    config = ServerConfig(port=0, http_port=None, db=db, open=True, house_wait_s=None,
+                          decision_ms=30_000, bank_ms=0, max_connections=tables * 5 + 10)
+    server = ArenaServer(config, store)
+    await server.start()
+    loop = asyncio.get_running_loop()
+    dones = []
+    t0 = time.perf_counter()
+    for i in range(tables * 5):
+        done: asyncio.Future[None] = loop.create_future()
+        transport = FakeTransport(i, matches, done)
+        conn = server._new_connection()
+        transport.conn = conn
+        conn.connection_made(transport)
+        conn.data_received(encode({"type": "hello", "protocol": 1, "token": f"bench-{i}",
+                                   "name": f"fast{i}"}, Encoding.MSGPACK))
+        dones.append(done)
+    await asyncio.gather(*dones)
+    elapsed = time.perf_counter() - t0
+    decisions = server.metrics.decisions_total
+    await server.writer.flush()
+    writer_s = _thread_cpu_s(server.writer._thread)
+    await server.stop()
+    store.close()
+    return decisions / elapsed, decisions, writer_s
+
+
+def _thread_cpu_s(thread: threading.Thread) -> float:
+    """CPU seconds a running thread has used (Linux: /proc), else 0."""
+    try:
+        stat = Path(f"/proc/self/task/{thread.native_id}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--matches", type=int, default=1)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    logging.disable(logging.CRITICAL)
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.CRITICAL))
+    profiler = cProfile.Profile() if args.profile else None
+    with tempfile.TemporaryDirectory() as tmp:
+        cpu0 = time.thread_time()
+        if profiler is not None:
+            profiler.enable()
+        rate, decisions, writer_s = asyncio.run(
+            measure(args.tables, args.matches, str(Path(tmp) / "inproc.db")))
+        if profiler is not None:
+            profiler.disable()
+        loop_s = time.thread_time() - cpu0
+    print(f"{decisions} decisions at {rate:,.0f}/s, {args.tables} tables; CPU per decision: "
+          f"loop thread {loop_s / decisions * 1e6:.1f} µs (includes the fake bots), "
+          f"storage thread {writer_s / decisions * 1e6:.1f} µs")
+    if profiler is not None:
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(40)
+
+
+if __name__ == "__main__":
+    main()
