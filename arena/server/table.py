@@ -17,7 +17,6 @@ with the same token gets the seat back.
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
@@ -558,12 +557,3 @@ class Table:
                 return seat
         return None
 
-
-def house_seat(index: int, name: str, bot: Any) -> Seat:
-    return Seat(index=index, name=name, kind=SeatKind.HOUSE, house=bot)
-
-
-def shuffled(items: list[Any], rng: random.Random) -> list[Any]:
-    out = list(items)
-    rng.shuffle(out)
-    return out
