@@ -143,6 +143,26 @@ def _thread_cpu_s(thread: threading.Thread) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def engine_baseline(matches: int = 20) -> float:
+    """CPU µs per decision of the bare engine doing what a table asks of it
+    per decision (legal list, the seat's observation, apply), no server."""
+    from arena.games import get_game
+
+    spec = get_game("muushig")
+    rng = random.Random(0)
+    decisions = 0
+    cpu0 = time.thread_time()
+    for m in range(matches):
+        engine = spec.new_match(None, random.Random(m), None)
+        engine.start()
+        while not engine.finished:
+            legal = engine.legal_actions()
+            engine.observation(engine.current_seat)  # type: ignore[arg-type]
+            engine.apply(rng.choice(legal))
+            decisions += 1
+    return (time.thread_time() - cpu0) / decisions * 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tables", type=int, default=200)
@@ -161,9 +181,13 @@ def main() -> None:
         if profiler is not None:
             profiler.disable()
         loop_s = time.thread_time() - cpu0
+    base_us = engine_baseline()
+    loop_us = loop_s / decisions * 1e6
     print(f"{decisions} decisions at {rate:,.0f}/s, {args.tables} tables; CPU per decision: "
-          f"loop thread {loop_s / decisions * 1e6:.1f} µs (includes the fake bots), "
+          f"loop thread {loop_us:.1f} µs (includes the fake bots), "
           f"storage thread {writer_s / decisions * 1e6:.1f} µs")
+    print(f"baseline, same run: the bare engine (legal list, observation, apply) "
+          f"{base_us:.1f} µs per decision; server loop thread / engine: {loop_us / base_us:.1f}x")
     if profiler is not None:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(40)
 
