@@ -26,11 +26,7 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from server_bench import Baseline, spawn_bots, use_event_loop  # noqa: E402
-
-from arena.server.config import ServerConfig  # noqa: E402
-from arena.server.server import ArenaServer  # noqa: E402
-from arena.storage.sqlite import SqliteStore  # noqa: E402
+from server_bench import Baseline, measure_arena, spawn_bots, use_event_loop  # noqa: E402
 
 
 async def measure_baseline(streams: int, trips: int) -> float:
@@ -52,25 +48,6 @@ async def measure_baseline(streams: int, trips: int) -> float:
     return streams * trips / elapsed
 
 
-async def measure_arena(tables: int, matches: int, db: str) -> tuple[float, int, float]:
-    store = SqliteStore(db)
-    config = ServerConfig(port=0, http_port=None, db=db, open=True, house_wait_s=None,
-                          decision_ms=30_000, bank_ms=0, max_connections=tables * 5 + 10)
-    server = ArenaServer(config, store)
-    await server.start()
-    assert server.port is not None
-    t0 = time.perf_counter()
-    cpu0 = time.process_time()
-    bots = await spawn_bots(server.port, tables * 5, matches)
-    await bots.wait()
-    elapsed = time.perf_counter() - t0
-    cpu = time.process_time() - cpu0
-    decisions = server.metrics.decisions_total
-    await server.stop()
-    store.close()
-    return decisions / elapsed, decisions, cpu / decisions * 1e6
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tables", type=int, default=200)
@@ -84,8 +61,8 @@ def main() -> None:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.CRITICAL))
     with tempfile.TemporaryDirectory() as tmp:
         base = asyncio.run(measure_baseline(args.tables, args.baseline_trips))
-        rate, decisions, cpu_us = asyncio.run(
-            measure_arena(args.tables, args.matches, str(Path(tmp) / "load.db")))
+        rate, decisions, _, cpu_us = asyncio.run(
+            measure_arena(args.matches, str(Path(tmp) / "load.db"), tables=args.tables))
     print(f"{'measure':<46}{'per second':>12}")
     print(f"{f'bare asyncio, {args.tables} concurrent streams (baseline)':<46}{base:>12,.0f}")
     print(f"{f'arena, {args.tables} tables, {args.tables * 5} connections':<46}{rate:>12,.0f}")

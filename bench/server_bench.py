@@ -111,18 +111,20 @@ async def measure_baseline(trips: int) -> tuple[float, float]:
     return trips / elapsed, cpu / trips * 1e6
 
 
-async def measure_arena(matches: int, db: str) -> tuple[float, int, float, float]:
+async def measure_arena(matches: int, db: str,
+                        tables: int = 1) -> tuple[float, int, float, float]:
     """(decisions per second, decisions, matches per second, server CPU µs
-    per decision) -- the CPU figure includes the storage thread."""
+    per decision) for ``tables`` × 5 instant bots playing ``matches`` each;
+    the CPU figure includes the storage thread."""
     store = SqliteStore(db)
     config = ServerConfig(port=0, http_port=None, db=db, open=True, house_wait_s=None,
-                          decision_ms=5000, bank_ms=0)
+                          decision_ms=30_000, bank_ms=0, max_connections=tables * 5 + 10)
     server = ArenaServer(config, store)
     await server.start()
     assert server.port is not None
     t0 = time.perf_counter()
     cpu0 = time.process_time()
-    bots = await spawn_bots(server.port, 5, matches)
+    bots = await spawn_bots(server.port, tables * 5, matches)
     await bots.wait()
     elapsed = time.perf_counter() - t0
     cpu = time.process_time() - cpu0

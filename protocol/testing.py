@@ -21,6 +21,7 @@ from typing import Any
 
 from protocol.codec import Decoder, Encoding, encode
 from protocol.messages import PROTOCOL_VERSION, Welcome
+from protocol.sdk.connection import close_writer
 
 DEFAULT_TIMEOUT_S = 5.0
 
@@ -75,13 +76,7 @@ class ScriptedConnection:
         return hello
 
     async def close(self) -> None:
-        if not self.writer.is_closing():
-            self.writer.close()
-        try:
-            async with asyncio.timeout(1.0):
-                await self.writer.wait_closed()
-        except (OSError, TimeoutError):
-            pass
+        await close_writer(self.writer)
 
 
 class ScriptedServer:

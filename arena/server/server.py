@@ -207,10 +207,9 @@ class ArenaServer:
             self.lobby.add(conn)
 
     # -- tables -----------------------------------------------------------------------
-    def _house(self, kind: str | None = None, seed: int | None = None) -> Any:
+    def _house(self, kind: str | None = None) -> Any:
         kind = kind or self.config.house_bot or self.spec.default_house_bot
-        return self.spec.house_bots[kind](random.Random(seed if seed is not None
-                                                        else self._rng.random()))
+        return self.spec.house_bots[kind](random.Random(self._rng.random()))
 
     def _remote_seat(self, index: int, conn: BotConnection) -> Seat:
         assert conn.identity is not None

@@ -19,7 +19,6 @@ import json
 import re
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -78,20 +77,6 @@ def create_or_load(store: Store, config: TournamentConfig) -> tuple[TournamentRe
                               status=TournamentStatus.PENDING, created_at=time.time())
     store.create_tournament(record, build_schedule(config, tid))
     return record, True
-
-
-@dataclass
-class Progress:
-    done: int
-    total: int
-    started: float
-
-    def eta_s(self, done_now: int) -> float | None:
-        played = done_now - self.done
-        if played <= 0:
-            return None
-        rate = played / (time.monotonic() - self.started)
-        return (self.total - done_now) / rate
 
 
 class TournamentRunner:
@@ -177,18 +162,14 @@ class TournamentRunner:
                 tournament_id=tid, claim_timeout_s=self.claim_timeout_s, limits=limits)
             if outcome.result is not None:
                 await self.server.writer.complete_slot(tid, slot.slot, outcome.match_id)
-                self.server.hub.tournament_progress(tid, *self._counts())
                 return True
             log.warning("slot_aborted", slot=slot.slot, attempt=attempt, reason=outcome.aborted)
             if self.server.stopping:
                 return False
         return False
 
-    def _counts(self) -> tuple[int, int]:
-        schedule = self.store.get_schedule(self.record.id)
-        return sum(1 for s in schedule if s.match_id is not None), len(schedule)
-
     def _report(self, done: int, total: int) -> None:
+        self.server.hub.tournament_progress(self.record.id, done, total)
         if self.on_progress is not None:
             self.on_progress(done, total)
 

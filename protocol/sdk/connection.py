@@ -11,6 +11,18 @@ from protocol.messages import MAX_BOT_FRAME
 _READ_CHUNK = 65_536
 
 
+async def close_writer(writer: asyncio.StreamWriter, timeout_s: float = 1.0) -> None:
+    """Close a stream and wait (bounded) until it is closed; errors on the
+    way out do not matter any more."""
+    if not writer.is_closing():
+        writer.close()
+    try:
+        async with asyncio.timeout(timeout_s):
+            await writer.wait_closed()
+    except (OSError, TimeoutError):
+        pass
+
+
 class Connection:
     """Moves bytes between a stream pair and the sans-IO codec."""
 
@@ -40,10 +52,4 @@ class Connection:
         await self.writer.drain()
 
     async def close(self) -> None:
-        if not self.writer.is_closing():
-            self.writer.close()
-        try:
-            async with asyncio.timeout(1.0):
-                await self.writer.wait_closed()
-        except (OSError, TimeoutError):
-            pass
+        await close_writer(self.writer)
