@@ -47,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="house bot filling empty seats (default: the game's best)")
     serve.add_argument("--admin-token", default=None,
                        help="token for admin actions over HTTP (default: none, admin disabled)")
+    from arena.hosting.cli import add_serve_options
+
+    add_serve_options(serve)
     serve.set_defaults(func=_cmd_serve)
 
     match = sub.add_parser("match", help="run one match locally and print the result")
@@ -79,6 +82,9 @@ def _parser() -> argparse.ArgumentParser:
     p = bots_sub.add_parser("list", help="list bots")
     p.add_argument("--db", default="arena.db")
     p.set_defaults(func=_cmd_bots)
+    from arena.hosting.cli import add_bot_commands
+
+    add_bot_commands(bots_sub)
 
     check = sub.add_parser("check-bot", help="run a bot through the compliance checks")
     try:
@@ -140,16 +146,33 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     config = _server_config(args, open=args.open, house_wait_s=args.house_wait,
                             admin_token=args.admin_token, run_tournaments=True,
                             house_bot=args.house_bot)
-    return asyncio.run(_serve(config))
+    return asyncio.run(_serve(config, hosted=args.hosted, ladder_interval=args.ladder_interval,
+                              ladder_tables=args.ladder_tables))
 
 
-async def _serve(config: Any) -> int:
+async def _serve(config: Any, *, hosted: bool = False, ladder_interval: float = 2.0,
+                 ladder_tables: int = 2) -> int:
     from arena.server.server import ArenaServer
     from arena.storage import open_store
 
     store = open_store(config.db)
-    server = ArenaServer(config, store)
+    hosting = None
+    if hosted:
+        from arena.hosting.service import hosting_root
+        from arena.hosting.versions import VersionStore
+        from arena.web.hosting_api import Hosting
+
+        hosting = Hosting(VersionStore(hosting_root(config.db)))
+    server = ArenaServer(config, store, hosting=hosting)
     await server.start()
+    service = None
+    if hosting is not None:
+        from arena.hosting.ladder import LadderSettings
+        from arena.hosting.service import HostedService
+
+        service = HostedService(server, hosting.versions, ladder=LadderSettings(
+            interval_s=ladder_interval, max_tables=ladder_tables))
+        await service.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -158,6 +181,8 @@ async def _serve(config: Any) -> int:
           + (f", web on http://{config.host}:{server.http_port}/" if server.http_port else ""),
           flush=True)
     await stop.wait()
+    if service is not None:
+        await service.stop()
     await server.stop()
     store.close()
     return 0

@@ -9,6 +9,7 @@ closes connections.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
 import secrets
@@ -62,9 +63,10 @@ class MatchOutcome:
 
 class ArenaServer:
     def __init__(self, config: ServerConfig, store: Store, *, hub: LiveHub | None = None,
-                 metrics: Metrics | None = None) -> None:
+                 metrics: Metrics | None = None, hosting: Any = None) -> None:
         self.config = config
         self.store = store
+        self.hosting = hosting  # hosted bots' versions, for the web (arena.web.hosting_api)
         self.spec: GameSpec = get_game(config.game)
         self.hub = hub or LiveHub()
         self.metrics = metrics or Metrics()
@@ -76,6 +78,7 @@ class ArenaServer:
         self._connections: set[BotConnection] = set()
         self._local_tokens: dict[str, str] = {}  # token hash -> name, for bots we start
         self._tcp: asyncio.base_events.Server | None = None
+        self._unix: list[asyncio.base_events.Server] = []
         self._http_runner: web.AppRunner | None = None
         self._rng = random.Random()
         self.port: int | None = None
@@ -103,7 +106,8 @@ class ArenaServer:
             app = make_app(self.store, hub=self.hub, metrics=self.metrics,
                            admin_token=cfg.admin_token, registration_open=True,
                            server_info={"server": cfg.server_name, "game": self.spec.name,
-                                        "bot_port": self.port, "open": cfg.open})
+                                        "bot_port": self.port, "open": cfg.open},
+                           hosting=self.hosting)
             self._http_runner = web.AppRunner(app, access_log=None)
             await self._http_runner.setup()
             site = web.TCPSite(self._http_runner, cfg.host, cfg.http_port)
@@ -116,6 +120,13 @@ class ArenaServer:
         log.info("server_started", host=cfg.host, port=self.port, http_port=self.http_port,
                  open=cfg.open, game=self.spec.name)
 
+    async def start_unix(self, path: str | os.PathLike[str]) -> None:
+        """Also take bots on a Unix socket: hosted bots reach the arena through
+        it from inside their sandboxes (the socket is their only way out)."""
+        server = await asyncio.get_running_loop().create_unix_server(self._new_connection, str(path))
+        os.chmod(path, 0o666)  # sandboxed bots run under user ids of their own
+        self._unix.append(server)
+
     async def stop(self, timeout_s: float = 5.0) -> None:
         """Graceful shutdown: stop accepting, abort running matches, flush."""
         if self.stopping:
@@ -124,6 +135,8 @@ class ArenaServer:
         log.info("server_stopping", tables=len(self.tables))
         if self._tcp is not None:
             self._tcp.close()
+        for unix in self._unix:
+            unix.close()
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:

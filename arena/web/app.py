@@ -42,7 +42,8 @@ async def _stop_streams(app: web.Application) -> None:
 
 def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
              admin_token: str | None = None, registration_open: bool = True,
-             server_info: dict[str, Any] | None = None) -> web.Application:
+             server_info: dict[str, Any] | None = None,
+             hosting: Any = None) -> web.Application:
     app = web.Application(middlewares=[error_middleware], client_max_size=MAX_BODY)
     app[STORE] = store
     app[HUB] = hub
@@ -56,6 +57,10 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
     # Order matters: fixed paths (/api/matches/live) before {id} patterns.
     app.router.add_routes(sse.routes)
     app.router.add_routes(accounts.routes)
+    if hosting is not None:  # hosted bots: uploads, builds, logs
+        from arena.web import hosting_api
+
+        hosting_api.setup(app, hosting)
     app.router.add_routes(api.routes)
     app.router.add_routes(pages.routes)
     static = Path(str(resources.files("arena.web").joinpath("static")))

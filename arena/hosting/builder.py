@@ -1,0 +1,124 @@
+"""Submitting and building a version: unpack, pick the preset, build in the sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+
+from arena.hosting.archive import ArchiveLimits, unpack_submission
+from arena.hosting.errors import ArchiveError, BuildError, HostingError
+from arena.hosting.presets import BotRecipe, recipe_for
+from arena.hosting.sandbox import Sandbox, SandboxLimits, SandboxSpec, python_mounts
+from arena.hosting.versions import BotVersion, BuildStatus, VersionStore
+
+log = structlog.get_logger("arena.hosting.build")
+
+
+@dataclass(frozen=True)
+class BuildLimits:
+    wall_seconds: float = 180.0
+    memory_bytes: int = 1 << 30
+    processes: int = 128
+    tmp_bytes: int = 512 << 20  # npm's cache lives here during the build
+
+
+def interpreter_command(command: list[str]) -> list[str]:
+    """``python``/``python3`` mean the arena's interpreter (it has the SDK's
+    dependencies); the same rule as for local bots."""
+    if command and command[0] in ("python", "python3"):
+        return [sys.executable, *command[1:]]
+    return list(command)
+
+
+def submit(versions: VersionStore, bot: str, data: bytes, filename: str, *,
+           lang: str | None = None, limits: ArchiveLimits = ArchiveLimits()) -> BotVersion:
+    """Store an upload as a new version and unpack it (the build comes next).
+
+    A refused archive still becomes a version — ``failed`` with the reason —
+    so its owner sees what happened where every version is listed.
+    """
+    version = versions.new_version(bot, filename, lang)
+    directory = versions.version_dir(bot, version.version)
+    upload = directory / "upload"
+    upload.mkdir()
+    safe_name = Path(filename.replace("\\", "/")).name or "upload"
+    (upload / safe_name).write_bytes(data[: limits.max_upload_bytes])
+    try:
+        version.files = unpack_submission(data, filename, directory / "app", limits)
+    except ArchiveError as exc:
+        shutil.rmtree(directory / "app", ignore_errors=True)
+        version.status, version.reason = BuildStatus.FAILED, str(exc)
+        versions.save(version)
+        log.info("submission_refused", bot=bot, version=version.version, reason=str(exc))
+        return version
+    versions.save(version)
+    return version
+
+
+async def build(versions: VersionStore, version: BotVersion,
+                limits: BuildLimits = BuildLimits()) -> BotVersion:
+    """Build ``version`` in the sandbox; it ends ``ready`` or ``failed``."""
+    if version.status is not BuildStatus.BUILDING:
+        return version
+    directory = versions.version_dir(version.bot, version.version)
+    app = directory / "app"
+    started = time.monotonic()
+    with open(directory / "build.log", "wb") as log_file:
+        try:
+            recipe = recipe_for(app, version.lang)
+            version.lang = recipe.lang
+            for step in recipe.build:
+                await _run_step(app, recipe, step, log_file, limits)
+            version.run = recipe.run
+            version.status = BuildStatus.READY
+        except BuildError as exc:
+            version.status, version.reason = BuildStatus.FAILED, str(exc)
+            log_file.write(f"\nbuild failed: {exc}\n".encode())
+        except HostingError as exc:
+            version.status, version.reason = BuildStatus.FAILED, f"sandbox: {exc}"
+    version.built_at = time.time()
+    version.build_seconds = round(time.monotonic() - started, 3)
+    versions.save(version)
+    log.info("build_finished", bot=version.bot, version=version.version,
+             status=version.status.value, seconds=version.build_seconds, reason=version.reason)
+    return version
+
+
+async def _run_step(app: Path, recipe: BotRecipe, step: list[str], log_file,
+                    limits: BuildLimits) -> None:
+    log_file.write(f"$ {' '.join(step)}\n".encode())
+    log_file.flush()
+    spec = SandboxSpec(command=interpreter_command(step), app_dir=app, app_writable=True,
+                       network=recipe.build_needs_network,
+                       mounts=python_mounts() if recipe.lang == "python" else [],
+                       limits=SandboxLimits(memory_bytes=limits.memory_bytes,
+                                            processes=limits.processes,
+                                            tmp_bytes=limits.tmp_bytes, cpu_seconds=600))
+    sandbox = Sandbox(spec, stderr=log_file.fileno())
+    await sandbox.start()
+    try:
+        code = await sandbox.wait(limits.wall_seconds)
+    except TimeoutError:
+        raise BuildError(f"the build step {step[0]!r} took longer than "
+                         f"{limits.wall_seconds:g} s and was stopped") from None
+    finally:
+        await sandbox.stop()
+    if code != 0:
+        raise BuildError(f"the build step {' '.join(step)!r} exited with code {code} "
+                         f"(see the build log)")
+
+
+async def submit_and_build(versions: VersionStore, bot: str, data: bytes, filename: str, *,
+                           lang: str | None = None) -> BotVersion:
+    version = submit(versions, bot, data, filename, lang=lang)
+    return await build(versions, version)
+
+
+def run_build_sync(versions: VersionStore, version: BotVersion) -> BotVersion:
+    return asyncio.run(build(versions, version))

@@ -1,0 +1,118 @@
+"""``arena bots submit | versions | build-log`` and ``arena serve --hosted``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+from arena.hosting.builder import build, submit
+from arena.hosting.errors import HostingError
+from arena.hosting.presets import LANGS
+from arena.hosting.service import hosting_root
+from arena.hosting.versions import VersionStore
+
+
+def add_bot_commands(bots_sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = bots_sub.add_parser("submit", help="upload a bot's code as a new version and build it",
+                            description="Store a source file or an archive (.zip, .tar.gz) as "
+                                        "the next version of NAME and build it in the sandbox.")
+    p.add_argument("name", help="a registered bot")
+    p.add_argument("path", help="a source file, a .zip or a .tar.gz")
+    p.add_argument("--lang", choices=LANGS, default=None,
+                   help="language preset (default: guessed from the files)")
+    p.add_argument("--db", default="arena.db", help="the arena's store (default: %(default)s)")
+    p.add_argument("--no-build", action="store_true", help="only store it; a server builds it")
+    p.set_defaults(func=cmd_submit)
+    p = bots_sub.add_parser("versions", help="list a hosted bot's versions and build status")
+    p.add_argument("name")
+    p.add_argument("--db", default="arena.db", help="the arena's store (default: %(default)s)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_versions)
+    p = bots_sub.add_parser("build-log", help="print a version's build log")
+    p.add_argument("name")
+    p.add_argument("--version", type=int, default=None, help="default: the newest")
+    p.add_argument("--db", default="arena.db", help="the arena's store (default: %(default)s)")
+    p.set_defaults(func=cmd_build_log)
+
+
+def add_serve_options(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument("--hosted", action="store_true",
+                       help="run submitted bots in sandboxes and keep them playing on the ladder")
+    serve.add_argument("--ladder-interval", type=float, default=2.0, metavar="S",
+                       help="with --hosted: start a ladder match at most every S seconds "
+                            "(default: %(default)s)")
+    serve.add_argument("--ladder-tables", type=int, default=2, metavar="N",
+                       help="with --hosted: ladder matches at once (default: %(default)s)")
+
+
+def _versions(db: str) -> VersionStore:
+    return VersionStore(hosting_root(db))
+
+
+def _registered(db: str, name: str) -> None:
+    from arena.storage import open_store
+
+    if "://" not in db and not Path(db).exists():
+        raise HostingError(f"no arena store at {db!r}: create it with 'arena bots add {name} --db {db}'")
+    store = open_store(db)
+    try:
+        bot = store.get_bot(name)
+    finally:
+        store.close()
+    if bot is None or bot.removed:
+        raise HostingError(f"no bot named {name!r}: register it first with 'arena bots add {name}'")
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    try:
+        _registered(args.db, args.name)
+        path = Path(args.path)
+        if not path.is_file():
+            raise HostingError(f"no file {args.path!r}")
+        versions = _versions(args.db)
+        version = submit(versions, args.name, path.read_bytes(), path.name, lang=args.lang)
+        if not args.no_build:
+            version = asyncio.run(build(versions, version))
+    except HostingError as exc:
+        print(f"arena bots submit: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.name} v{version.version}: {version.status.value}"
+          + (f" ({version.reason})" if version.reason else ""))
+    return 0 if version.status.value != "failed" else 1
+
+
+def cmd_versions(args: argparse.Namespace) -> int:
+    try:
+        versions = _versions(args.db).versions(args.name)
+    except HostingError as exc:
+        print(f"arena bots versions: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps([v.to_wire() for v in versions], indent=1))
+        return 0
+    if not versions:
+        print(f"{args.name} has no versions: submit one with 'arena bots submit {args.name} PATH'")
+        return 0
+    for v in versions:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(v.created_at))
+        print(f"v{v.version}\t{v.status.value}\t{v.lang or '?'}\t{when}\t{len(v.matches)} matches"
+              + (f"\t{v.reason}" if v.reason else ""))
+    return 0
+
+
+def cmd_build_log(args: argparse.Namespace) -> int:
+    try:
+        store = _versions(args.db)
+        versions = store.versions(args.name)
+        if not versions:
+            raise HostingError(f"{args.name} has no versions")
+        number = args.version or versions[-1].version
+        sys.stdout.write(store.build_log(args.name, number))
+    except HostingError as exc:
+        print(f"arena bots build-log: {exc}", file=sys.stderr)
+        return 2
+    return 0

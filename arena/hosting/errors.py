@@ -1,0 +1,27 @@
+"""What can go wrong with a hosted bot, as one small tree.
+
+::
+
+    HostingError
+    ├── ArchiveError     the upload is refused (traversal, links, size, format)
+    ├── BuildError       the bot could not be built (its log says why)
+    └── SandboxError     the sandbox cannot be set up on this machine
+"""
+
+from __future__ import annotations
+
+
+class HostingError(Exception):
+    """Base of every hosted-bot error."""
+
+
+class ArchiveError(HostingError):
+    """An uploaded file or archive is refused; the message says why."""
+
+
+class BuildError(HostingError):
+    """A version failed to build."""
+
+
+class SandboxError(HostingError):
+    """The sandbox cannot run here (bubblewrap missing, limits unavailable)."""

@@ -1,0 +1,168 @@
+"""The hosted ladder: ready hosted bots keep playing rated matches.
+
+Every ``interval_s`` the ladder starts a match if fewer than
+``max_tables`` of its own are running. Who plays (:func:`choose_table`, pure):
+
+1. the *anchor* is the bot most in need of a game — a version still in its
+   placement matches first, then the one that played least recently;
+2. the other seats go to the bots whose ratings are closest to the anchor's,
+   a bot that played a lot recently weighing as if it were further away, with
+   a little noise so the same five do not meet forever;
+3. seats nobody can take are filled with house bots, so a lone hosted bot
+   still plays.
+
+Ladder matches are ordinary matches outside tournaments, so they count on
+the ladder standings of their game like any other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import structlog
+
+from arena.hosting.errors import HostingError
+from arena.hosting.hosted import HostedBots
+
+log = structlog.get_logger("arena.hosting.ladder")
+
+
+@dataclass(frozen=True)
+class LadderEntrant:
+    name: str
+    rating_mu: float = 25.0
+    rating_sigma: float = 25.0 / 3
+    matches: int = 0  # of its active version
+    last_played: float = 0.0
+
+
+@dataclass(frozen=True)
+class LadderSettings:
+    interval_s: float = 2.0  # one new match at most this often
+    max_tables: int = 2
+    placement_matches: int = 5
+    recent_penalty: float = 2.0  # rating points per match played in the last window
+    house_bot: str | None = None
+    claim_timeout_s: float = 20.0
+
+
+def choose_table(entrants: list[LadderEntrant], seats: int, *, settings: LadderSettings,
+                 rng: random.Random, recent: dict[str, int] | None = None) -> list[str]:
+    """Names of the hosted bots for the next table (at most ``seats``)."""
+    if not entrants:
+        return []
+    recent = recent or {}
+
+    def need(e: LadderEntrant) -> tuple[int, float, float]:
+        in_placement = e.matches < settings.placement_matches
+        return (0 if in_placement else 1, e.last_played, rng.random())
+
+    anchor = min(entrants, key=need)
+
+    def distance(e: LadderEntrant) -> float:
+        return (abs(e.rating_mu - anchor.rating_mu) + settings.recent_penalty * recent.get(e.name, 0)
+                + rng.uniform(0, 1.0))
+
+    others = sorted((e for e in entrants if e.name != anchor.name), key=distance)
+    return [anchor.name, *(e.name for e in others[: seats - 1])]
+
+
+class Ladder:
+    """Runs the hosted ladder on one arena server.
+
+    ``server`` is an :class:`~arena.server.server.ArenaServer`
+    (``play_match``, ``seats_for``, ``writer``); ``ratings()`` returns the
+    current ladder ratings by bot name ``{name: (mu, sigma)}`` and runs on
+    the store's thread.
+    """
+
+    def __init__(self, server: Any, hosted: HostedBots, *, settings: LadderSettings = LadderSettings(),
+                 ratings: Callable[[], dict[str, tuple[float, float]]] = dict,
+                 rng: random.Random | None = None) -> None:
+        self.server = server
+        self.hosted = hosted
+        self.settings = settings
+        self.ratings = ratings
+        self.rng = rng or random.Random()
+        self.playing: set[str] = set()
+        self._recent: list[tuple[float, list[str]]] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.finished: list[str] = []  # match ids, newest last
+
+    def entrants(self, ratings: dict[str, tuple[float, float]] | None = None) -> list[LadderEntrant]:
+        ratings = ratings or {}
+        found = []
+        for version in self.hosted.ready_bots():
+            if version.bot in self.playing:
+                continue
+            mu, sigma = ratings.get(version.bot, (25.0, 25.0 / 3))
+            last = max((t for t, names in self._recent if version.bot in names), default=0.0)
+            found.append(LadderEntrant(version.bot, mu, sigma, len(version.matches), last))
+        return found
+
+    def _recent_counts(self, window_s: float = 600.0) -> dict[str, int]:
+        cutoff = time.time() - window_s
+        self._recent = [(t, names) for t, names in self._recent if t >= cutoff]
+        counts: dict[str, int] = {}
+        for _, names in self._recent:
+            for name in names:
+                counts[name] = counts.get(name, 0) + 1
+        return counts
+
+    async def run(self) -> None:
+        try:
+            while True:
+                if len(self._tasks) < self.settings.max_tables:
+                    # Store reads never run on the loop that times the bots.
+                    self.start_one(await self._read_ratings())
+                await asyncio.sleep(self.settings.interval_s)
+        finally:
+            for task in list(self._tasks):
+                task.cancel()
+            if self._tasks:
+                await asyncio.wait(self._tasks, timeout=5)
+
+    async def _read_ratings(self) -> dict[str, tuple[float, float]]:
+        return await self.server.writer.read(self.ratings)
+
+    def start_one(self, ratings: dict[str, tuple[float, float]] | None = None) -> asyncio.Task[Any] | None:
+        seats = self.server.seats_for(None)
+        names = choose_table(self.entrants(ratings), seats, settings=self.settings, rng=self.rng,
+                             recent=self._recent_counts())
+        if not names:
+            return None
+        self.playing.update(names)
+        task = asyncio.get_running_loop().create_task(self._play(names, seats))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _play(self, names: list[str], seats: int) -> str | None:
+        from arena.server.server import PlayerSpec
+
+        kind = self.settings.house_bot or self.server.spec.default_house_bot
+        players = [PlayerSpec(name) for name in names]
+        players += [PlayerSpec(f"house-{kind}-{i + 1}", house=kind) for i in range(seats - len(names))]
+        self.rng.shuffle(players)
+        match_id: str | None = None
+        try:
+            for name in names:
+                await self.hosted.start(name)
+            outcome = await self.server.play_match(players,
+                                                   claim_timeout_s=self.settings.claim_timeout_s)
+            match_id = outcome.match_id
+            self._recent.append((time.time(), names))
+            self.finished.append(match_id)
+            log.info("ladder_match", match=match_id, bots=names, aborted=outcome.aborted)
+            return match_id
+        except (HostingError, TimeoutError) as exc:
+            log.warning("ladder_match_not_played", bots=names, error=str(exc))
+            return None
+        finally:
+            for name in names:
+                await self.hosted.stop(name, match_id)
+            self.playing.difference_update(names)

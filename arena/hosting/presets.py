@@ -1,0 +1,111 @@
+"""Language presets: how a submitted bot is built and how it is started.
+
+Paths inside the sandbox: the bot's files are at ``/bot`` (writable during
+the build, read-only when it plays), its scratch directory is ``/tmp`` (a
+small private tmpfs, also ``$HOME``), and for Python the arena's SDK is
+importable (``from protocol.sdk import run_bot``).
+
+A file ``arena-bot.toml`` at the root of the upload may override what a
+preset guesses::
+
+    lang = "command"          # python | node | c | command
+    build = "make"            # a shell command run in /bot at build time
+    run = "./mybot --fast"    # the command that plays (run in /bot)
+"""
+
+from __future__ import annotations
+
+import shlex
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.hosting.errors import BuildError
+
+MANIFEST = "arena-bot.toml"
+LANGS = ("python", "node", "c", "command")
+
+
+@dataclass(frozen=True)
+class BotRecipe:
+    """What the builder runs (``build``, may be empty) and what plays (``run``)."""
+
+    lang: str
+    build: list[list[str]]
+    run: list[str]
+    build_needs_network: bool = False  # npm install from the registry
+
+
+def _manifest(app: Path) -> dict[str, object]:
+    path = app / MANIFEST
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise BuildError(f"{MANIFEST} is not valid TOML: {exc}") from None
+    unknown = set(data) - {"lang", "build", "run", "entry"}
+    if unknown:
+        raise BuildError(f"{MANIFEST}: unknown keys {sorted(unknown)}; known: build, entry, lang, run")
+    for key in ("lang", "build", "run", "entry"):
+        if key in data and not isinstance(data[key], str):
+            raise BuildError(f"{MANIFEST}: {key} must be a string")
+    return data
+
+
+def detect_lang(app: Path) -> str:
+    """Guess the language from the files (the manifest's ``lang`` wins)."""
+    names = {p.name for p in app.iterdir()}
+    if "package.json" in names or any(n.endswith((".js", ".mjs")) for n in names):
+        return "node"
+    if any(n.endswith(".py") for n in names):
+        return "python"
+    if any(p.suffix == ".c" for p in app.rglob("*.c")):
+        return "c"
+    raise BuildError("cannot tell the bot's language: give --lang or an arena-bot.toml "
+                     "with lang and run (see the hosting guide)")
+
+
+def _pick_entry(app: Path, candidates: tuple[str, ...], suffixes: tuple[str, ...], what: str) -> str:
+    for name in candidates:
+        if (app / name).is_file():
+            return name
+    files = sorted(p.name for p in app.iterdir() if p.is_file() and p.suffix in suffixes)
+    if len(files) == 1:
+        return files[0]
+    raise BuildError(f"cannot find the {what} entry point: name it {candidates[0]} "
+                     f"or set entry in {MANIFEST} (found: {', '.join(files) or 'none'})")
+
+
+def recipe_for(app: Path, lang: str | None = None) -> BotRecipe:
+    """The build and run commands for the unpacked bot in ``app``."""
+    manifest = _manifest(app)
+    lang = lang or str(manifest.get("lang") or "") or detect_lang(app)
+    if lang not in LANGS:
+        raise BuildError(f"unknown language {lang!r}; presets: {', '.join(LANGS)}")
+    build = [["sh", "-c", str(manifest["build"])]] if "build" in manifest else None
+    run = shlex.split(str(manifest["run"])) if "run" in manifest else None
+    entry = str(manifest["entry"]) if "entry" in manifest else None
+    if lang == "python":
+        entry = entry or _pick_entry(app, ("bot.py", "main.py"), (".py",), "Python")
+        return BotRecipe(lang, build or [["python3", "-m", "compileall", "-q", "."]],
+                         run or ["python3", "-u", entry])
+    if lang == "node":
+        needs_net = (app / "package.json").is_file() and not (app / "node_modules").is_dir()
+        default_build: list[list[str]] = []
+        if needs_net:
+            ci = (app / "package-lock.json").is_file()
+            default_build = [["npm", "ci" if ci else "install", "--omit=dev", "--no-audit",
+                              "--no-fund", "--no-update-notifier"]]
+        entry = entry or _pick_entry(app, ("bot.js", "main.js", "index.js"), (".js", ".mjs"), "Node.js")
+        return BotRecipe(lang, build if build is not None else default_build,
+                         run or ["node", entry], build_needs_network=needs_net and build is None)
+    if lang == "c":
+        sources = sorted(str(p.relative_to(app)) for p in app.rglob("*.c"))
+        if not sources and build is None:
+            raise BuildError("no .c files to compile")
+        return BotRecipe(lang, build or [["cc", "-O2", "-std=c11", "-o", "bot", *sources, "-lm"]],
+                         run or ["./bot"])
+    if run is None:
+        raise BuildError(f"lang = \"command\" needs run = \"...\" in {MANIFEST}")
+    return BotRecipe(lang, build or [], run)

@@ -1,0 +1,291 @@
+"""The sandbox a hosted bot builds and plays in: bubblewrap plus limits.
+
+Inside: the system read-only (``/usr``, ``/etc`` and the merged ``/bin``
+``/lib`` links), the bot's own files at ``/bot`` (read-only when playing), a
+small private tmpfs at ``/tmp`` that is also ``$HOME``, fresh PID, IPC, UTS
+and network namespaces (only its own loopback: no route anywhere, the arena
+included, except the one Unix socket the arena hands it), a user id of its
+own, and limits on memory, processes, open files and CPU.
+
+Limits come from cgroups where this machine lets the arena create them (v2,
+or v1's ``memory``/``pids``/``cpu`` controllers) and from rlimits always.
+The whole process tree dies with the sandbox: bubblewrap's
+``--die-with-parent`` and PID namespace take everything in it down when its
+first process ends, and the cgroup is emptied with SIGKILL as a backstop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import resource
+import shutil
+import signal
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import structlog
+
+from arena.hosting.errors import SandboxError
+
+log = structlog.get_logger("arena.hosting.sandbox")
+
+_CGROUP_ROOT = Path("/sys/fs/cgroup")
+_FIRST_UID = 61000  # one user id per running sandbox, above ordinary accounts
+_uids = itertools.cycle(range(_FIRST_UID, _FIRST_UID + 4000))
+_ids = itertools.count(1)
+_SETPRIV = "/usr/bin/setpriv"
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    memory_bytes: int = 512 << 20
+    processes: int = 64
+    open_files: int = 256
+    cpu_seconds: int = 600  # total CPU time; a per-move budget is the arena's deadline
+    cpu_share: float = 1.0  # cores, where a cpu cgroup is available
+    tmp_bytes: int = 64 << 20
+    wall_seconds: float | None = None  # builds: killed after this long
+
+
+@dataclass(frozen=True)
+class Mount:
+    source: Path
+    target: str
+    writable: bool = False
+
+
+@dataclass
+class SandboxSpec:
+    """One sandboxed command: what it sees and what it may use."""
+
+    command: list[str]
+    app_dir: Path
+    app_writable: bool = False
+    env: dict[str, str] = field(default_factory=dict)
+    mounts: list[Mount] = field(default_factory=list)
+    network: bool = False  # builds that fetch packages share the host's network
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+
+
+def bwrap_path() -> str:
+    path = shutil.which("bwrap")
+    if path is None:
+        raise SandboxError("bubblewrap is not installed: apt-get install bubblewrap")
+    return path
+
+
+def python_mounts() -> list[Mount]:
+    """The arena's interpreter and the SDK, for Python bots (read-only)."""
+    import protocol
+
+    mounts = []
+    for prefix in {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}:
+        if not prefix.startswith("/usr"):
+            mounts.append(Mount(Path(prefix), prefix))
+    sdk = Path(protocol.__file__).resolve().parent
+    mounts.append(Mount(sdk, "/arena/lib/protocol"))
+    return mounts
+
+
+def _system_args() -> list[str]:
+    args = ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        top = Path("/") / name
+        if top.is_symlink():
+            args += ["--symlink", os.readlink(top), str(top)]
+        elif top.is_dir():
+            args += ["--ro-bind", str(top), str(top)]
+    return args
+
+
+def bwrap_argv(spec: SandboxSpec, uid: int) -> list[str]:
+    """The bubblewrap command line for ``spec`` (pure: easy to inspect in tests)."""
+    limits = spec.limits
+    # bubblewrap runs as root (it can then mount sources the bot's user id
+    # could not reach) and ``setpriv`` drops to the sandbox's own user id,
+    # with no capabilities and no way to gain any, before the bot starts.
+    argv = [bwrap_path(), "--unshare-ipc", "--unshare-pid", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+            "--hostname", "bot", *_system_args(), "--proc", "/proc", "--dev", "/dev",
+            "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+    if not spec.network:
+        argv.append("--unshare-net")
+    argv += ["--bind" if spec.app_writable else "--ro-bind", str(spec.app_dir), "/bot"]
+    # Directories bubblewrap makes for mount points are private to root;
+    # the bot's user id must be able to walk through them.
+    made: set[str] = set()
+    for mount in spec.mounts:
+        for parent in reversed(Path(mount.target).parents[:-1]):
+            if str(parent) not in made:
+                made.add(str(parent))
+                argv += ["--perms", "0755", "--dir", str(parent)]
+        argv += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
+           "LANG": "C.UTF-8", "PYTHONPATH": "/arena/lib", "PYTHONDONTWRITEBYTECODE": "1",
+           **spec.env}
+    argv.append("--clearenv")
+    for key, value in env.items():
+        argv += ["--setenv", key, value]
+    argv += ["--chdir", "/bot", "--", _SETPRIV, f"--reuid={uid}", f"--regid={uid}",
+             "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all",
+             "--", *spec.command]
+    return argv
+
+
+class _Cgroups:
+    """Per-sandbox cgroups (v2 unified, or v1 controllers), where allowed."""
+
+    def __init__(self, name: str, limits: SandboxLimits) -> None:
+        self.dirs: list[Path] = []
+        unified = _CGROUP_ROOT / "cgroup.controllers"
+        try:
+            if unified.exists():
+                self._make(_CGROUP_ROOT / "arena" / name, {
+                    "memory.max": str(limits.memory_bytes), "memory.swap.max": "0",
+                    "pids.max": str(limits.processes),
+                    "cpu.max": f"{int(limits.cpu_share * 100000)} 100000"})
+            else:
+                self._make(_CGROUP_ROOT / "memory" / "arena" / name,
+                           {"memory.limit_in_bytes": str(limits.memory_bytes)})
+                self._make(_CGROUP_ROOT / "pids" / "arena" / name,
+                           {"pids.max": str(limits.processes)})
+                self._make(_CGROUP_ROOT / "cpu" / "arena" / name,
+                           {"cpu.cfs_period_us": "100000",
+                            "cpu.cfs_quota_us": str(int(limits.cpu_share * 100000))})
+        except OSError as exc:
+            log.info("cgroups_unavailable", error=str(exc))
+            self.remove()
+            self.dirs = []
+
+    def _make(self, path: Path, settings: dict[str, str]) -> None:
+        path.mkdir(parents=True, exist_ok=True)
+        self.dirs.append(path)
+        for key, value in settings.items():
+            target = path / key
+            if target.exists():
+                target.write_text(value)
+
+    @property
+    def has_memory(self) -> bool:
+        return any("memory" in str(d) or (d / "memory.max").exists() for d in self.dirs)
+
+    def procs_files(self) -> list[str]:
+        return [str(d / "cgroup.procs") for d in self.dirs]
+
+    def kill_all(self) -> None:
+        for directory in self.dirs:
+            try:
+                pids = (directory / "cgroup.procs").read_text().split()
+            except OSError:
+                continue
+            for pid in pids:
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except (ProcessLookupError, ValueError, PermissionError):
+                    pass
+
+    def remove(self) -> None:
+        for directory in reversed(self.dirs):
+            try:
+                directory.rmdir()
+            except OSError:
+                pass
+
+
+def _child_setup(procs_files: list[str], limits: SandboxLimits, limit_address_space: bool) -> None:
+    """Runs in the child between fork and exec: joins the cgroups and sets the
+    rlimits, which the bot inherits (RLIMIT_NPROC counts once setpriv has
+    switched to the sandbox's user id)."""
+    os.setsid()
+    pid = str(os.getpid())
+    for path in procs_files:
+        with open(path, "w") as handle:
+            handle.write(pid)
+    resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.tmp_bytes * 4, limits.tmp_bytes * 4))
+    if limit_address_space:
+        space = limits.memory_bytes * 4  # virtual, not resident: runtimes reserve a lot
+        resource.setrlimit(resource.RLIMIT_AS, (space, space))
+    os.nice(5)
+
+
+class Sandbox:
+    """A running sandboxed process; ``stop()`` kills its whole tree."""
+
+    def __init__(self, spec: SandboxSpec, *, stderr: int | None = None) -> None:
+        self.spec = spec
+        self.uid = next(_uids)
+        self.name = f"{os.getpid()}-{next(_ids)}"
+        self._stderr = stderr
+        self.process: asyncio.subprocess.Process | None = None
+        self._cgroups: _Cgroups | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    async def start(self) -> None:
+        if os.geteuid() != 0:
+            raise SandboxError("the sandbox needs the arena to run as root (it gives each bot "
+                               "a user id of its own)")
+        argv = bwrap_argv(self.spec, self.uid)
+        cgroups = self._cgroups = _Cgroups(self.name, self.spec.limits)
+        procs = cgroups.procs_files()
+        limit_as = not cgroups.has_memory
+        limits = self.spec.limits
+        if self.spec.app_writable:
+            _chown_tree(self.spec.app_dir, self.uid)
+        self.process = await asyncio.create_subprocess_exec(
+            *argv, stdin=asyncio.subprocess.DEVNULL, stdout=self._stderr or asyncio.subprocess.DEVNULL,
+            stderr=self._stderr or asyncio.subprocess.DEVNULL,
+            preexec_fn=lambda: _child_setup(procs, limits, limit_as))
+        log.info("sandbox_started", pid=self.process.pid, uid=self.uid, command=self.spec.command[:3])
+
+    async def wait(self, timeout_s: float | None = None) -> int:
+        assert self.process is not None
+        try:
+            return await asyncio.wait_for(self.process.wait(), timeout_s)
+        except TimeoutError:
+            await self.stop()
+            raise
+
+    async def stop(self) -> None:
+        """Kill every process of the sandbox and remove its cgroups."""
+        proc = self.process
+        if proc is not None and proc.returncode is None:
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(proc.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    await asyncio.wait_for(proc.wait(), 1.0)
+                    break
+                except TimeoutError:
+                    continue
+        if self._cgroups is not None:
+            self._cgroups.kill_all()
+            for _ in range(20):
+                if not any(Path(p).exists() and Path(p).read_text().strip()
+                           for p in self._cgroups.procs_files()):
+                    break
+                await asyncio.sleep(0.05)
+            self._cgroups.remove()
+        if self.spec.app_writable:
+            _chown_tree(self.spec.app_dir, 0)
+
+
+def _chown_tree(path: Path, uid: int) -> None:
+    for root, dirs, files in os.walk(path):
+        for name in [*dirs, *files]:
+            try:
+                os.lchown(os.path.join(root, name), uid, uid)
+            except OSError:
+                pass
+    os.lchown(path, uid, uid)

@@ -1,0 +1,76 @@
+"""Hosted bots on a running arena server: the socket, the runs, the ladder."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from arena.hosting.hosted import HostedBots
+from arena.hosting.ladder import Ladder, LadderSettings
+from arena.hosting.versions import VersionStore
+
+log = structlog.get_logger("arena.hosting")
+
+
+def hosting_root(db: str) -> Path:
+    """Where versions live: beside an SQLite file, else in the working directory."""
+    if "://" in db:
+        return Path.cwd() / "hosted"
+    return Path(db).resolve().parent / "hosted"
+
+
+def ladder_ratings(store: Any) -> dict[str, tuple[float, float]]:
+    """Current ladder ratings by bot (matches outside tournaments)."""
+    from arena.tournament.standings import compute_standings
+
+    from arena.storage.base import MatchStatus
+
+    matches = [m for m in store.list_matches(status=MatchStatus.FINISHED, limit=100_000)
+               if m.tournament_id is None]
+    return {row.bot: (row.rating_mu, row.rating_sigma)
+            for row in compute_standings(matches, bootstrap_samples=0)}
+
+
+class HostedService:
+    """Gives an :class:`~arena.server.server.ArenaServer` its hosted bots.
+
+    ``start()`` opens the Unix socket the sandboxes reach the arena through
+    and, with ``ladder`` settings, runs the ladder; ``stop()`` ends every
+    sandbox (before the server stops, so no bot outlives it).
+    """
+
+    def __init__(self, server: Any, versions: VersionStore, *,
+                 ladder: LadderSettings | None = None) -> None:
+        self.server = server
+        self.versions = versions
+        self.ladder_settings = ladder
+        self._socket_dir = Path(tempfile.mkdtemp(prefix="arena-bots-"))
+        self._socket_dir.chmod(0o755)
+        self.socket_path = self._socket_dir / "arena.sock"
+        self.hosted = HostedBots(versions, self.socket_path, server.local_token)
+        self.ladder: Ladder | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        await self.server.start_unix(self.socket_path)
+        if self.ladder_settings is not None:
+            store = self.server.store
+            self.ladder = Ladder(self.server, self.hosted, settings=self.ladder_settings,
+                                 ratings=lambda: ladder_ratings(store))
+            self._task = asyncio.get_running_loop().create_task(self.ladder.run())
+        log.info("hosting_started", root=str(self.versions.root), ladder=self.ladder is not None)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):
+                pass
+        await self.hosted.stop_all()
+        shutil.rmtree(self._socket_dir, ignore_errors=True)

@@ -1,0 +1,142 @@
+"""Versions of hosted bots, kept on disk beside the store.
+
+Layout under the hosting root (``<store directory>/hosted``)::
+
+    <bot>/v<N>/version.json   status, language, times, reason of a failure
+    <bot>/v<N>/upload/<name>  the upload as sent
+    <bot>/v<N>/app/           the unpacked and built bot (read-only when playing)
+    <bot>/v<N>/build.log      everything the build printed
+    <bot>/v<N>/stderr/<match>.log   what the bot wrote to stderr in each match
+
+Every upload is a new version; the newest ``ready`` version is the one that
+plays, earlier ones stay with their logs and results.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from arena.hosting.errors import HostingError
+
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
+_MATCH = re.compile(r"^[A-Za-z0-9_.:-]{1,80}$")
+
+
+class BuildStatus(str, enum.Enum):
+    BUILDING = "building"
+    READY = "ready"
+    FAILED = "failed"
+
+
+@dataclass
+class BotVersion:
+    bot: str
+    version: int
+    lang: str | None
+    status: BuildStatus
+    created_at: float
+    filename: str
+    files: list[str] = field(default_factory=list)
+    built_at: float | None = None
+    build_seconds: float | None = None
+    reason: str | None = None  # why the build failed, in a sentence
+    run: list[str] = field(default_factory=list)
+    matches: list[str] = field(default_factory=list)
+
+    def to_wire(self) -> dict[str, object]:
+        wire = asdict(self)
+        wire["status"] = self.status.value
+        return wire
+
+    @classmethod
+    def from_wire(cls, data: dict[str, object]) -> "BotVersion":
+        fields = dict(data)
+        fields["status"] = BuildStatus(fields["status"])
+        return cls(**fields)  # type: ignore[arg-type]
+
+
+class VersionStore:
+    """Reads and writes the version directories of every hosted bot."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def bot_dir(self, bot: str) -> Path:
+        if not _NAME.match(bot):
+            raise HostingError(f"bot name {bot!r} must be 1-32 characters of A-Z a-z 0-9 _ . -")
+        return self.root / bot
+
+    def version_dir(self, bot: str, version: int) -> Path:
+        return self.bot_dir(bot) / f"v{version}"
+
+    def new_version(self, bot: str, filename: str, lang: str | None) -> BotVersion:
+        directory = self.bot_dir(bot)
+        directory.mkdir(parents=True, exist_ok=True)
+        number = max((v.version for v in self.versions(bot)), default=0) + 1
+        while True:  # mkdir is the lock: two uploads at once get two numbers
+            try:
+                (directory / f"v{number}").mkdir()
+                break
+            except FileExistsError:
+                number += 1
+        version = BotVersion(bot=bot, version=number, lang=lang, status=BuildStatus.BUILDING,
+                             created_at=time.time(), filename=filename)
+        self.save(version)
+        return version
+
+    def save(self, version: BotVersion) -> None:
+        path = self.version_dir(version.bot, version.version) / "version.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(version.to_wire(), indent=1))
+        os.replace(tmp, path)
+
+    def get(self, bot: str, version: int) -> BotVersion:
+        path = self.version_dir(bot, version) / "version.json"
+        try:
+            return BotVersion.from_wire(json.loads(path.read_text()))
+        except FileNotFoundError:
+            raise HostingError(f"bot {bot!r} has no version {version}") from None
+
+    def versions(self, bot: str) -> list[BotVersion]:
+        directory = self.bot_dir(bot)
+        if not directory.is_dir():
+            return []
+        found = []
+        for child in directory.iterdir():
+            if child.name.startswith("v") and child.name[1:].isdigit() \
+                    and (child / "version.json").is_file():
+                found.append(self.get(bot, int(child.name[1:])))
+        return sorted(found, key=lambda v: v.version)
+
+    def bots(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and _NAME.match(p.name))
+
+    def active(self, bot: str) -> BotVersion | None:
+        """The newest ready version: the one that plays."""
+        ready = [v for v in self.versions(bot) if v.status is BuildStatus.READY]
+        return ready[-1] if ready else None
+
+    def build_log(self, bot: str, version: int) -> str:
+        path = self.version_dir(bot, version) / "build.log"
+        return path.read_text(errors="replace") if path.is_file() else ""
+
+    def stderr_path(self, bot: str, version: int, match_id: str) -> Path:
+        if not _MATCH.match(match_id):
+            raise HostingError(f"bad match id {match_id!r}")
+        directory = self.version_dir(bot, version) / "stderr"
+        directory.mkdir(parents=True, exist_ok=True)
+        return directory / f"{match_id}.log"
+
+    def note_match(self, bot: str, version: int, match_id: str) -> None:
+        record = self.get(bot, version)
+        if match_id not in record.matches:
+            record.matches.append(match_id)
+            self.save(record)

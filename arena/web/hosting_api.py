@@ -1,0 +1,181 @@
+"""HTTP for hosted bots: upload a version, follow its build, read its logs.
+
+``POST /api/bots/{name}/versions`` takes a multipart upload (field ``file``,
+optional field ``lang``) with the bot's own token, answers ``202`` with the
+new version and builds it in the background. Everybody sees a bot's versions
+and their results; only its owner (its token, or the admin) sees build logs,
+failure reasons and the bot's stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from aiohttp import BodyPartReader, web
+
+from arena.hosting.archive import ArchiveLimits
+from arena.hosting.builder import build, submit
+from arena.hosting.errors import HostingError
+from arena.hosting.presets import LANGS
+from arena.hosting.versions import BotVersion, VersionStore
+from arena.tournament.standings import compute_standings
+from arena.web.accounts import require_bot_or_admin
+from arena.web.errors import ApiError
+from arena.web.keys import QUERIES, STORE
+
+log = structlog.get_logger(__name__)
+routes = web.RouteTableDef()
+
+
+@dataclass
+class Hosting:
+    """What the web needs of hosted bots: their versions and a place for builds."""
+
+    versions: VersionStore
+    limits: ArchiveLimits = field(default_factory=ArchiveLimits)
+    builds: set[asyncio.Task[Any]] = field(default_factory=set)
+
+
+HOSTING = web.AppKey("hosting", Hosting)
+
+
+def setup(app: web.Application, hosting: Hosting) -> None:
+    app[HOSTING] = hosting
+    app.router.add_routes(routes)
+
+    async def _wait_for_builds(app: web.Application) -> None:
+        for task in list(hosting.builds):
+            task.cancel()
+        if hosting.builds:
+            await asyncio.wait(hosting.builds, timeout=5)
+
+    app.on_shutdown.append(_wait_for_builds)
+
+
+def public_version(version: BotVersion) -> dict[str, Any]:
+    return {"bot": version.bot, "version": version.version, "lang": version.lang,
+            "status": version.status.value, "created_at": version.created_at,
+            "built_at": version.built_at, "matches": len(version.matches)}
+
+
+def owner_version(version: BotVersion) -> dict[str, Any]:
+    return {**public_version(version), "reason": version.reason, "files": version.files,
+            "build_seconds": version.build_seconds, "run": version.run,
+            "match_ids": version.matches}
+
+
+def _is_owner(request: web.Request, bot: Any) -> bool:
+    if "Authorization" not in request.headers:
+        return False
+    require_bot_or_admin(request, bot)
+    return True
+
+
+async def _read_upload(request: web.Request, limits: ArchiveLimits) -> tuple[bytes, str, str | None]:
+    if not request.content_type.startswith("multipart/"):
+        raise ApiError(400, "send the bot as multipart/form-data with a field 'file' "
+                            "(e.g. curl -F file=@bot.py)")
+    reader = await request.multipart()
+    data: bytes | None = None
+    filename = "upload"
+    lang: str | None = None
+    while (part := await reader.next()) is not None:
+        if not isinstance(part, BodyPartReader):
+            continue  # a nested multipart: not ours
+        if part.name == "file":
+            filename = part.filename or "upload"
+            chunks, size = [], 0
+            while chunk := await part.read_chunk(64 * 1024):
+                size += len(chunk)
+                if size > limits.max_upload_bytes:
+                    raise ApiError(413, f"the upload is over {limits.max_upload_bytes >> 20} MiB")
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        elif part.name == "lang":
+            lang = (await part.text()).strip() or None
+            if lang not in (None, *LANGS):
+                raise ApiError(400, f"lang must be one of {', '.join(LANGS)}; got {lang!r}")
+    if data is None:
+        raise ApiError(400, "the upload has no field 'file'")
+    return data, filename, lang
+
+
+@routes.post("/api/bots/{name}/versions")
+async def upload(request: web.Request) -> web.Response:
+    bot = request.app[QUERIES].get_bot(request.match_info["name"])
+    require_bot_or_admin(request, bot)
+    if bot.removed:
+        raise ApiError(410, f"bot {bot.name!r} was removed")
+    hosting = request.app[HOSTING]
+    data, filename, lang = await _read_upload(request, hosting.limits)
+    try:
+        version = await asyncio.to_thread(submit, hosting.versions, bot.name, data, filename,
+                                          lang=lang, limits=hosting.limits)
+    except HostingError as exc:
+        raise ApiError(400, str(exc)) from None
+    task = asyncio.get_running_loop().create_task(build(hosting.versions, version))
+    hosting.builds.add(task)
+    task.add_done_callback(hosting.builds.discard)
+    log.info("version_uploaded", bot=bot.name, version=version.version, bytes=len(data))
+    location = f"/api/bots/{bot.name}/versions/{version.version}"
+    return web.json_response({"version": owner_version(version)}, status=202,
+                             headers={"Location": location})
+
+
+@routes.get("/api/bots/{name}/versions")
+async def list_versions(request: web.Request) -> web.Response:
+    bot = request.app[QUERIES].get_bot(request.match_info["name"])
+    owner = _is_owner(request, bot)
+    versions = request.app[HOSTING].versions.versions(bot.name)
+    shown = owner_version if owner else public_version
+    active = request.app[HOSTING].versions.active(bot.name)
+    return web.json_response({"bot": bot.name, "active": active.version if active else None,
+                              "versions": [shown(v) for v in versions]})
+
+
+def _version(request: web.Request) -> tuple[Any, BotVersion]:
+    bot = request.app[QUERIES].get_bot(request.match_info["name"])
+    try:
+        number = int(request.match_info["version"])
+        return bot, request.app[HOSTING].versions.get(bot.name, number)
+    except (ValueError, HostingError):
+        raise ApiError(404, f"bot {bot.name!r} has no version "
+                            f"{request.match_info['version']!r}") from None
+
+
+@routes.get("/api/bots/{name}/versions/{version}")
+async def get_version(request: web.Request) -> web.Response:
+    bot, version = _version(request)
+    owner = _is_owner(request, bot)
+    store = request.app[STORE]
+    matches = await asyncio.to_thread(lambda: [store.get_match(m) for m in version.matches])
+    rows = [r.to_dict() for r in compute_standings(matches, bootstrap_samples=200)
+            if r.bot == bot.name]
+    body = owner_version(version) if owner else public_version(version)
+    return web.json_response({"version": body, "standing": rows[0] if rows else None})
+
+
+@routes.get("/api/bots/{name}/versions/{version}/log")
+async def build_log(request: web.Request) -> web.Response:
+    bot, version = _version(request)
+    require_bot_or_admin(request, bot)
+    text = request.app[HOSTING].versions.build_log(bot.name, version.version)
+    return web.Response(text=text, content_type="text/plain")
+
+
+@routes.get("/api/bots/{name}/versions/{version}/stderr/{match}")
+async def match_stderr(request: web.Request) -> web.Response:
+    bot, version = _version(request)
+    require_bot_or_admin(request, bot)
+    try:
+        path = request.app[HOSTING].versions.stderr_path(bot.name, version.version,
+                                                         request.match_info["match"])
+    except HostingError as exc:
+        raise ApiError(404, str(exc)) from None
+    if not path.is_file():
+        raise ApiError(404, f"no stderr kept for match {request.match_info['match']!r}")
+    return web.Response(text=path.read_text(errors="replace")[-256 * 1024:],
+                        content_type="text/plain")
