@@ -18,30 +18,31 @@ if TYPE_CHECKING:
 
 
 def observe(e: MuushigEngine, seat: int) -> dict[str, Any]:
-    to_act = e._seat
+    to_act = e.current_seat
+    hand = e.hand
     return {
-        "round": min(e._round, e.n_rounds - 1),
-        "hand": e._hand,
-        "dealer": e._dealer,
+        "round": min(e.round_number, e.n_rounds - 1),
+        "hand": e.hand_number,
+        "dealer": e.dealer,
         "seat": seat,
-        "phase": PHASES[e._stage] if to_act is not None else None,
+        "phase": PHASES[e.stage] if to_act is not None else None,
         "to_act": to_act,
-        "trump": SUITS[e._trump],
-        "face_up": CARD_STR[e._face_up],  # stays the face-up card after a take
-        "cards": [CARD_STR[c] for c in mask_cards(e._hands[seat])],
-        "scores": list(e._scores),
-        "stars": list(e._stars),
-        "status": [STATUS_NAMES[s] for s in e._status],
-        "stock": len(e._stock) - e._stock_pos,
-        "exchanges": list(e._exchanges),  # cards exchanged per seat, None = not (yet) asked
-        "max_discard": e._limit if to_act is not None and e._stage == EXCHANGE else None,
-        "face_up_taken": e._taken,
-        "trick": [[s, CARD_STR[c]] for s, c in e._trick],
-        "leader": e._leader,
-        "tricks": list(e._tricks),
+        "trump": SUITS[hand.trump],
+        "face_up": CARD_STR[hand.face_up],  # stays the face-up card after a take
+        "cards": [CARD_STR[c] for c in mask_cards(hand.hands[seat])],
+        "scores": list(e.scores),
+        "stars": list(e.stars),
+        "status": [STATUS_NAMES[s] for s in hand.status],
+        "stock": hand.stock_left,
+        "exchanges": list(hand.exchanges),  # cards exchanged per seat, None = not (yet) asked
+        "max_discard": hand.exchange_limit if to_act is not None and e.stage == EXCHANGE else None,
+        "face_up_taken": hand.face_up_taken,
+        "trick": [[s, CARD_STR[c]] for s, c in hand.trick],
+        "leader": hand.leader,
+        "tricks": list(hand.tricks),
         "played": [
             {"leader": lead, "cards": [[s, CARD_STR[c]] for s, c in cards], "winner": w}
-            for lead, cards, w in e._played
+            for lead, cards, w in hand.played
         ],
     }
 

@@ -7,67 +7,70 @@ the rules themselves live in the engine and ``legality``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.games.base import IllegalActionError, NotYourTurnError
 from arena.games.muushig.cards import BIT, CARD_STR, join_cards, mask_cards, mask_strs, parse_card
 from arena.games.muushig.legality import discard_sets, explain_illegal
 from arena.games.muushig.phases import DECIDE, DECLINE, ENTER, EXCHANGE, FOLD, HAND_SIZE, PLAY, TAKE
 
+if TYPE_CHECKING:
+    from arena.games.muushig.engine import MuushigEngine
 
-class WireMixin:
-    """Mixed into :class:`MuushigEngine`; uses its private state read-only
-    and changes state only through ``apply_code``."""
 
-    _seat: int | None
-    _stage: int
-    _hands: list[int]
-    _limit: int
-    _legal_wire: list[Any] | None
+class WireFace:
+    """The wire API of one :class:`MuushigEngine`, built on its read-only
+    accessors (``current_seat``, ``stage``, ``hand``, ``legal_mask()``); it
+    never changes the engine: ``action_code`` gives the engine the fast
+    code to apply."""
+
+    def __init__(self, engine: "MuushigEngine") -> None:
+        self.engine = engine
+        self._legal: list[Any] | None = None  # the legal list of decision _legal_for
+        self._legal_for = -1
 
     def legal_actions(self) -> list[Any]:
         """Every legal answer of the current seat, protocol order (cached per
         decision: an exchange can have 32 discard sets)."""
-        seat = self._seat
+        engine = self.engine
+        seat = engine.current_seat
         if seat is None:
             return []
-        lw = self._legal_wire
-        if lw is None:
-            st, hand = self._stage, self._hands[seat]
-            if st == PLAY:
-                lw = [CARD_STR[c] for c in mask_cards(self.legal_mask())]  # type: ignore[attr-defined]
-            elif st == DECIDE:
-                lw = ["enter", "fold"]
-            elif st == EXCHANGE:
-                lw = [[CARD_STR[c] for c in s] for s in discard_sets(hand, self._limit)]
+        legal = self._legal
+        if legal is None or self._legal_for != engine.decision_number:
+            stage, hand = engine.stage, engine.hand
+            cards = hand.hands[seat]
+            if stage == PLAY:
+                legal = [CARD_STR[c] for c in mask_cards(engine.legal_mask())]
+            elif stage == DECIDE:
+                legal = ["enter", "fold"]
+            elif stage == EXCHANGE:
+                legal = [[CARD_STR[c] for c in s] for s in discard_sets(cards, hand.exchange_limit)]
             else:
-                lw = [None, *mask_strs(hand)]
-            self._legal_wire = lw
-        return list(lw)
+                legal = [None, *mask_strs(cards)]
+            self._legal, self._legal_for = legal, engine.decision_number
+        return list(legal)
 
     def check_action(self, action: Any) -> Any:
         """The canonical form of a legal ``action``, else IllegalActionError."""
-        return self._check(action)[0]
-
-    def apply(self, action: Any) -> list:
-        return self.apply_code(self._check(action)[1])  # type: ignore[attr-defined]
+        return self.check(action)[0]
 
     def default_action(self) -> Any:
         """rules §11: fold, keep every card, decline, lowest playable card."""
         self._require_turn()
-        st = self._stage
-        if st == DECIDE:
+        stage = self.engine.stage
+        if stage == DECIDE:
             return "fold"  # a decision is only requested when folding is allowed
-        if st == EXCHANGE:
+        if stage == EXCHANGE:
             return []
-        if st == TAKE:
+        if stage == TAKE:
             return None
-        return CARD_STR[mask_cards(self.legal_mask())[0]]  # type: ignore[attr-defined]
+        return CARD_STR[mask_cards(self.engine.legal_mask())[0]]
 
     def _require_turn(self) -> int:
-        seat = self._seat
+        seat = self.engine.current_seat
         if seat is None:
-            started = getattr(self, "_started", False)
+            started = self.engine.started
             raise NotYourTurnError("the match is over" if started else "the match has not started")
         return seat
 
@@ -79,28 +82,33 @@ class WireMixin:
             )
         return card
 
-    def _check(self, action: Any) -> tuple[Any, int]:
-        seat = self._require_turn()
-        st, hand = self._stage, self._hands[seat]
-        if st == PLAY:
+    def check(self, action: Any) -> tuple[Any, int]:
+        """(canonical action, fast code) of a legal ``action``, else IllegalActionError."""
+        engine = self.engine
+        seat = engine.current_seat
+        if seat is None:
+            self._require_turn()
+        stage, state = engine.stage, engine.hand
+        hand = state.hands[seat]
+        if stage == PLAY:
             card = self._held(hand, action)
-            legal = self.legal_mask()  # type: ignore[attr-defined]
+            legal = engine.legal_mask()
             if not legal & BIT[card]:
-                e: Any = self
                 raise IllegalActionError(
                     explain_illegal(
-                        card, hand, legal, e._trump, e._led if e._trick else None,
-                        e._win, e._trumped, not e._played, e._ace_first,
+                        card, hand, legal, state.trump, state.led_suit if state.trick else None,
+                        state.winning_card, state.trumped, not state.played,
+                        engine.options.trump_ace_first_lead,
                     )
                 )
             return CARD_STR[card], card
-        if st == DECIDE:
+        if stage == DECIDE:
             if action == "enter":
                 return "enter", ENTER
             if action == "fold":
                 return "fold", FOLD
             raise IllegalActionError(f"a decision must be \"enter\" or \"fold\", not {action!r}")
-        if st == TAKE:
+        if stage == TAKE:
             if action is None:
                 return None, DECLINE
             if not isinstance(action, str):
@@ -109,14 +117,13 @@ class WireMixin:
                 )
             card = self._held(hand, action)
             return CARD_STR[card], card
-        return self._check_exchange(hand, action)
+        return self._check_exchange(hand, state.exchange_limit, action)
 
-    def _check_exchange(self, hand: int, action: Any) -> tuple[list[str], int]:
+    def _check_exchange(self, hand: int, limit: int, action: Any) -> tuple[list[str], int]:
         if not isinstance(action, (list, tuple)):
             raise IllegalActionError(
                 f"an exchange is a list of the cards to discard ([] keeps all), not {action!r}"
             )
-        limit = self._limit
         if len(action) > limit:
             why = f"only {limit} left in the stock" if limit < HAND_SIZE else f"a hand has {HAND_SIZE} cards"
             raise IllegalActionError(f"exchange must discard at most {limit} cards: {why}")

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from arena.games.base import IllegalActionError, NotYourTurnError
 from arena.games.muushig import MuushigEngine
-from arena.games.muushig.cards import CARD_STR, mask_cards
+from arena.games.muushig.cards import CARD_STR, deck_for, mask_cards
 
 from .helpers import all_cards
 
@@ -27,15 +27,15 @@ FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthChe
 
 def cards_everywhere(e: MuushigEngine) -> list[int]:
     """Every card of the hand, wherever it is now (white-box)."""
-    cards = [c for h in e._hands for c in mask_cards(h)]
-    cards += list(e._stock[e._stock_pos:])
-    cards += [c for d in e._discards for c in mask_cards(d)]
-    cards += [c for _, trick, _ in e._played for _, c in trick]
-    cards += [c for _, c in e._trick]
-    if e._take_discard is None:
-        cards.append(e._face_up)
+    cards = [c for h in e.hand.hands for c in mask_cards(h)]
+    cards += list(e.hand.stock[e.hand.stock_drawn:])
+    cards += [c for d in e.hand.discards for c in mask_cards(d)]
+    cards += [c for _, trick, _ in e.hand.played for _, c in trick]
+    cards += [c for _, c in e.hand.trick]
+    if e.hand.take_discard is None:
+        cards.append(e.hand.face_up)
     else:
-        cards.append(e._take_discard)  # the face-up card is in the dealer's hand
+        cards.append(e.hand.take_discard)  # the face-up card is in the dealer's hand
     return cards
 
 
@@ -54,7 +54,7 @@ def random_match(seed: int, rules: dict, on_step) -> tuple[MuushigEngine, list]:
 @given(seed=st.integers(0, 2**32), rules=RULES)
 def test_cards_are_conserved_at_every_step(seed, rules):
     def check(e):
-        assert sorted(cards_everywhere(e)) == sorted(e._template)
+        assert sorted(cards_everywhere(e)) == sorted(deck_for(e.n_seats))
 
     random_match(seed, rules, check)
 
@@ -119,14 +119,14 @@ def test_no_seat_ever_sees_another_seats_hidden_cards(seed, rules):
         for seat in range(e.n_seats):
             obs = e.observation(seat)
             own = set(obs["cards"])
-            assert own == {CARD_STR[c] for c in mask_cards(e._hands[seat])}
+            assert own == {CARD_STR[c] for c in mask_cards(e.hand.hands[seat])}
             public = {obs["face_up"]} | {c for _, c in obs["trick"]}
             public |= {c for t in obs["played"] for _, c in t["cards"]}
             seen = set(_strings(obs))
             for other in range(e.n_seats):
                 if other == seat:
                     continue
-                hidden = {CARD_STR[c] for c in mask_cards(e._hands[other] | e._discards[other])}
+                hidden = {CARD_STR[c] for c in mask_cards(e.hand.hands[other] | e.hand.discards[other])}
                 hidden -= public
                 assert not hidden & seen, (seat, other)
 

@@ -1,0 +1,75 @@
+"""The state of one Muushig hand, and the stage machine of a match.
+
+:class:`HandState` holds everything that lives for one hand (one deal) and
+starts afresh with the next; the engine keeps what lasts longer (scores,
+stars, the dealer) itself. Cards are ints 0..31, a seat's cards a bit mask.
+
+Stages follow :data:`TRANSITIONS` (in the manner of h11's ``_state.py``): the
+engine asserts every change against it, so a wrong step fails loudly in
+tests instead of playing on from a state the rules do not have.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from arena.games.muushig.phases import DECIDE, EXCHANGE, OVER, PLAY, TAKE, WAITING
+
+# Which stage may follow which. A stage may follow itself: the next seat is
+# asked in the same stage. DECIDE follows TAKE/PLAY/DECIDE when a hand ends
+# and the next is dealt; OVER ends the match.
+TRANSITIONS: dict[int, frozenset[int]] = {
+    OVER: frozenset({DECIDE}),  # start(): the first deal
+    DECIDE: frozenset({DECIDE, EXCHANGE, OVER}),
+    EXCHANGE: frozenset({EXCHANGE, TAKE}),
+    TAKE: frozenset({TAKE, PLAY}),
+    PLAY: frozenset({PLAY, DECIDE, OVER}),
+}
+
+
+class StageError(AssertionError):
+    """The engine tried a stage change the stage machine does not allow."""
+
+
+def check_transition(old: int, new: int) -> None:
+    if new not in TRANSITIONS[old]:
+        raise StageError(f"stage {old} cannot be followed by stage {new}")
+
+
+@dataclass(slots=True)
+class HandState:
+    """Everything of the hand being played; read-only outside the engine."""
+
+    hands: list[int]  # per seat: its cards as a bit mask
+    status: list[int]  # per seat: WAITING, ENTERED or FOLDED
+    exchanges: list[int | None]  # per seat: cards exchanged, None = not (yet) asked
+    discards: list[int]  # per seat: the cards it discarded, as a mask
+    tricks: list[int]  # per seat: tricks won this hand
+    next_entered: list[int]  # per seat: the entered seat that plays after it
+    face_up: int = 0
+    trump: int = 0  # suit number
+    stock: tuple[int, ...] = ()
+    stock_drawn: int = 0  # cards already drawn from the stock
+    speaking_order: list[int] = field(default_factory=list)  # dealer last
+    decide_position: int = 0  # index into speaking_order of the seat to decide
+    entered: list[int] = field(default_factory=list)  # entered seats, speaking order
+    exchange_position: int = 0  # index into entered of the seat to exchange
+    exchange_limit: int = 0  # most cards the current seat may discard
+    face_up_taken: bool = False
+    take_discard: int | None = None
+    played: list[tuple[int, tuple[tuple[int, int], ...], int]] = field(default_factory=list)
+    trick: list[tuple[int, int]] = field(default_factory=list)  # (seat, card) so far
+    leader: int | None = None
+    led_suit: int = 0
+    winning_card: int = 0
+    winning_seat: int = 0
+    trumped: bool = False
+
+    @classmethod
+    def new(cls, n_seats: int) -> "HandState":
+        return cls(hands=[0] * n_seats, status=[WAITING] * n_seats, exchanges=[None] * n_seats,
+                   discards=[0] * n_seats, tricks=[0] * n_seats, next_entered=[0] * n_seats)
+
+    @property
+    def stock_left(self) -> int:
+        return len(self.stock) - self.stock_drawn
