@@ -45,6 +45,8 @@ def judge(p: Pending) -> Outcome:
     first = p.answers[0]
     if not first.legal:
         return False, f"answered {p.label} with {short(first.action)}, which is not legal; legal: {short(p.ask.legal, 120)}"
+    if first.fallback is not None:
+        return False, f"{p.label}: {first.describe_fallback()}"
     return True, f"answered {short(first.action)} (legal) in {first.latency_ms:.0f} ms"
 
 
@@ -308,6 +310,8 @@ async def check_all_answers(s: Session) -> Outcome:
             bad.append(f"{p.label}: no legal answer in time")
         elif p.answers and not p.answers[0].legal:
             bad.append(f"{p.label}: first answer {short(p.answers[0].action)} not legal")
+        elif p.answers and p.answers[0].fallback is not None:
+            bad.append(f"{p.label}: {p.answers[0].describe_fallback()}")
     bad.extend(s.notes)
     if bad:
         return False, f"{len(bad)} problem(s): " + "; ".join(bad[:4])

@@ -7,7 +7,7 @@
     def choose(phase, legal, state):
         return legal[0]
 
-    run_bot(choose, argv=sys.argv[1:])   # --host --port --token --name, or ARENA_* env
+    run_bot(choose)   # --host --port --token --name --max-matches, or ARENA_* env
 
 See ``protocol/README.md`` for the protocol itself.
 """
@@ -16,6 +16,7 @@ from protocol.sdk.client import (
     BotClient,
     BotError,
     ConnectionLostError,
+    FallbackReason,
     HandshakeError,
     MatchInfo,
     PendingRequest,
@@ -29,6 +30,7 @@ __all__ = [
     "BotError",
     "BotSettings",
     "ConnectionLostError",
+    "FallbackReason",
     "HandshakeError",
     "MatchInfo",
     "PendingRequest",

@@ -81,3 +81,19 @@ async def test_a_command_that_cannot_start_is_reported():
     report = await check_bot(["/nonexistent/bot-binary"], timeout_s=2)
     assert report.exit_code == 1
     assert "could not start" in report.results[0].message
+
+
+SDK_BOT = str(Path(__file__).with_name("sdk_bot.py"))
+
+
+async def test_a_python_sdk_bot_passes():
+    report = await check_bot([sys.executable, SDK_BOT, "good"], timeout_s=10)
+    assert report.failed_names() == [], report.render(symbols=False)
+
+
+async def test_an_illegal_answer_the_sdk_replaced_still_fails_the_bot():
+    report = await check_bot([sys.executable, SDK_BOT, "zz"], timeout_s=10)
+    assert "play" in report.failed_names(), report.render(symbols=False)
+    assert '"ZZ"' in report.result("play").message or "'ZZ'" in report.result("play").message
+    assert "all_answers" in report.failed_names()
+    assert report.exit_code == 1
