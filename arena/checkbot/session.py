@@ -13,7 +13,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from arena.checkbot.hand import Ask, Phase, Tell, canonical, default_action, is_card
 from arena.checkbot.link import BotLink, LinkClosed, Listener
@@ -123,6 +123,10 @@ class Session:
     deadline_ms: int
     short_deadline_ms: int
     connect_timeout_s: float
+    check_timeout_s: float = 60.0
+    # Starts the bot again with extra environment variables (the
+    # max_matches check runs a second copy); set by the runner.
+    respawn: Callable[[dict[str, str]], Awaitable[asyncio.subprocess.Process]] | None = None
     link: BotLink | None = None
     bot_name: str = ""
     encoding: str | None = None
@@ -131,6 +135,7 @@ class Session:
     requests: list[Pending] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     bot_said_bye: bool = False
+    declared_max_matches: Any = None  # hello.max_matches of the last hello, if any
     aborted: str | None = None
     # Hand-offs between consecutive checks.
     first_request: Pending | None = None
