@@ -383,7 +383,29 @@ def _bot_died(bot: Any) -> str:
 def _cmd_tournament(args: argparse.Namespace) -> int:
     from arena.tournament.runner import run_tournament_command
 
-    return asyncio.run(run_tournament_command(args, _server_config(args, matchmaking=False)))
+    config = _server_config(args, matchmaking=False)
+    log_file = tournament_log_file(args, terminal=sys.stdout.isatty())
+    if log_file is None:
+        return asyncio.run(run_tournament_command(args, config))
+    from arena.logs import divert_logs
+
+    # A progress bar owns the terminal: info lines would tear through it.
+    print(f"arena: log lines go to {log_file} while the progress bar is shown "
+          "(warnings and errors still show here)", flush=True)
+    with divert_logs(log_file):
+        return asyncio.run(run_tournament_command(args, config))
+
+
+def tournament_log_file(args: argparse.Namespace, *, terminal: bool) -> Path | None:
+    """Where a tournament's log lines go while its progress bar is shown:
+    next to the store (``demo.db`` -> ``demo.log``); None off a terminal or
+    when the user asked for debug lines."""
+    from arena.cli_errors import existing_store_path
+
+    if not terminal or getattr(args, "log_level", "info") == "debug":
+        return None
+    store = existing_store_path(args.db)
+    return store.with_suffix(".log") if store is not None else Path("arena.log")
 
 
 # -- bots ----------------------------------------------------------------------------
