@@ -104,3 +104,11 @@ def test_bots_commands_open_existing_stores_only(capsys, tmp_path, command):
     else:
         assert code == 2 and not db.exists()
         assert "typo.db" in one_line_error(capsys)
+
+
+def test_a_tournament_entrant_whose_command_does_not_exist(capsys, server_args, tmp_path):
+    path = tmp_path / "cup.toml"
+    path.write_text('name = "cup"\n[[entrant]]\nname = "a"\ncommand = ["no-such-bot-command-x"]\n')
+    assert main(["tournament", str(path), *server_args]) == 2
+    line = one_line_error(capsys)
+    assert "no-such-bot-command-x" in line
