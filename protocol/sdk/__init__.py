@@ -16,13 +16,12 @@ from protocol.sdk.client import (
     BotClient,
     BotError,
     ConnectionLostError,
-    FallbackReason,
     HandshakeError,
     MatchInfo,
     PendingRequest,
 )
 from protocol.sdk.runner import BotConfigError, BotSettings, load_strategy, main, resolve_settings, run_bot
-from protocol.sdk.strategy import Strategy, default_action, is_legal, legal_index
+from protocol.sdk.strategy import FallbackReason, Strategy, default_action, is_legal, legal_index
 
 __all__ = [
     "BotClient",

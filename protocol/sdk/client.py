@@ -25,7 +25,7 @@ import inspect
 import random
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from enum import Enum, StrEnum
+from enum import Enum
 from typing import Any, Awaitable, Callable
 
 import structlog
@@ -48,7 +48,14 @@ from protocol.messages import (
     parse_server_message,
 )
 from protocol.sdk.connection import Connection
-from protocol.sdk.strategy import Strategy, call_strategy, default_action, legal_index
+from protocol.sdk.strategy import (
+    FALLBACK_FIELD,
+    FallbackReason,
+    Strategy,
+    call_strategy,
+    default_action,
+    legal_index,
+)
 
 log = structlog.get_logger("protocol.sdk")
 
@@ -73,19 +80,6 @@ class HandshakeError(BotError):
 
 class ConnectionLostError(BotError):
     """The connection dropped and reconnecting is off or kept failing."""
-
-
-class FallbackReason(StrEnum):
-    """Why the SDK answered instead of the strategy."""
-
-    ILLEGAL = "illegal"  # the strategy's answer is not in ``legal``
-    RAISED = "raised"  # the strategy raised an exception
-    TIMEOUT = "timeout"  # the strategy overran the deadline
-
-
-# The action's extra field saying the SDK chose the answer (servers ignore
-# unknown fields; the compliance checker reads it).
-FALLBACK_FIELD = "sdk_fallback"
 
 
 @dataclass
