@@ -80,11 +80,12 @@ async def test_an_error_naming_its_match_is_applied_to_that_match():
         await conn.handshake()
         await conn.send(match_start("a"))
         await conn.send(match_start("b"))
-        await conn.send(request(match="a", id=5, legal=["7H", "AS"], deadline_ms=3000))
+        await conn.send(request(match="a", id=5, legal=["7H", "AS"], deadline_ms=2000))
         assert (await conn.expect("action"))["match"] == "a"
-        await conn.send(request(match="b", id=5, legal=["8D", "9D"], deadline_ms=2000))
+        await conn.send(request(match="b", id=5, legal=["8D", "9D"], deadline_ms=3000))
         assert (await conn.expect("action"))["match"] == "b"
-        # The earlier-expiring request is b's; the error names a.
+        # b's request expires later (what a client guessing by id prefers);
+        # the error names a.
         wire = Error(ErrorCode.ILLEGAL_ACTION, "no", id=5).to_wire()
         wire["match"] = "a"
         await conn.send(wire)
