@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import shlex
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -13,34 +15,87 @@ from typing import Any, Sequence
 
 import structlog
 
+from arena.cli_errors import (
+    FAILURE_EXIT, INTERNAL_EXIT, USAGE_EXIT, CommandFailed, UserError, describe,
+    require_existing_store,
+)
+from arena.cli_output import HelpFormatter, RawHelpFormatter, format_result
 from arena.logs import configure_logging
 
 log = structlog.get_logger("arena.cli")
 
+DESCRIPTION = """\
+Muushig Arena: bots play the card game Muushig over TCP.
+
+  arena match "me=python mybot.py"        one match, your bot against house bots
+  arena check-bot -- python mybot.py      is my bot speaking the protocol right?
+  arena tournament examples/demo.toml     a round-robin tournament, standings on the web
+  arena serve --any-token                 a server any bot may join
+
+A bare 'python' or 'python3' in a bot's command means the arena's own
+interpreter, so Python bots find the SDK. Mistakes get one line and exit
+code 2; --debug shows the traceback."""
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
-    configure_logging(args.log_level)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # The subcommand's own usage, not the top-level one, for `match --sed`.
+        getattr(args, "parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    configure_logging(getattr(args, "log_level", "info"))
     if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+        group = getattr(args, "parser", parser)
+        group.print_help(sys.stderr)
+        return USAGE_EXIT
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        if getattr(args, "debug", False):
+            raise
+        message = describe(exc, args)
+        if isinstance(exc, CommandFailed):
+            print(f"arena {args.command}: {exc}", file=sys.stderr)
+            return FAILURE_EXIT
+        if message is None:
+            print(f"arena {args.command}: internal error: {type(exc).__name__}: {exc} "
+                  "(run again with --debug for the traceback, and report it)", file=sys.stderr)
+            return INTERNAL_EXIT
+        print(f"arena {args.command}: {message}", file=sys.stderr)
+        return USAGE_EXIT
+
+
+def _common(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
+    """Options every (sub)command takes, wherever on the line they are."""
+    default = (lambda value: value) if top else (lambda value: argparse.SUPPRESS)
+    parser.add_argument("--log-level", default=default("info"),
+                        choices=["debug", "info", "warning", "error"],
+                        help="the least important log lines shown on stderr (default: info)")
+    parser.add_argument("--debug", action="store_true", default=default(False),
+                        help="show the traceback of an error instead of one line")
+
+
+def _add(sub: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    parser = sub.add_parser(name, formatter_class=HelpFormatter, **kwargs)
+    parser.set_defaults(parser=parser)
+    _common(parser)
+    return parser
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="arena", description=__doc__)
-    parser.add_argument("--log-level", default="info",
-                        choices=["debug", "info", "warning", "error"])
-    sub = parser.add_subparsers(dest="command")
+    parser = argparse.ArgumentParser(prog="arena", description=DESCRIPTION,
+                                     formatter_class=RawHelpFormatter)
+    _common(parser, top=True)
+    sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND")
 
-    serve = sub.add_parser("serve", help="run the bot server and the web server")
+    serve = _add(sub, "serve", help="run the bot server and the web server",
+                 description="Seat connecting bots at tables and serve the web pages.")
     _server_options(serve)
-    serve.add_argument("--open", action="store_true",
-                       help="accept any token; the bot's name comes from its hello")
+    serve.add_argument("--any-token", "--open", dest="open", action="store_true",
+                       help="open mode: accept any token, the bot's name comes from its hello "
+                            "(no registration needed; this does not open a browser)")
     serve.add_argument("--house-wait", type=float, default=10.0,
                        help="seconds a lone bot waits before house bots fill its table")
     serve.add_argument("--house-bot", default=None,
@@ -52,15 +107,21 @@ def _parser() -> argparse.ArgumentParser:
     add_serve_options(serve)
     serve.set_defaults(func=_cmd_serve)
 
-    match = sub.add_parser("match", help="run one match locally and print the result")
+    match = _add(sub, "match", help="run one match locally and print the result",
+                 description="Run one match on a private server and print the result. "
+                             "Bots given as NAME=COMMAND are started by the arena with "
+                             "ARENA_HOST/PORT/TOKEN/NAME in their environment.")
     match.add_argument("players", nargs="*", metavar="PLAYER",
-                       help="NAME=COMMAND (a bot the arena starts) or house:KIND; "
-                            "missing seats get house bots")
-    match.add_argument("--seed", default=None, help="deck seed (same seed, same deals)")
+                       help="NAME=COMMAND (a bot the arena starts; a bare 'python' is the "
+                            "arena's interpreter) or house:KIND; missing seats get house bots")
+    match.add_argument("--seed", default=None,
+                       help="deck seed: the same seed deals the same cards (default: random)")
     _server_options(match, db_default=":memory:", http_default=None)
     match.set_defaults(func=_cmd_match)
 
-    tour = sub.add_parser("tournament", help="run or resume a tournament")
+    tour = _add(sub, "tournament", help="run or resume a tournament",
+                description="Play a tournament file's schedule; run the same command again "
+                            "to resume it.")
     tour.add_argument("config", help="a tournament TOML file, or 'resume'")
     tour.add_argument("resume_id", nargs="?", help="with 'resume': the tournament id")
     _server_options(tour)
@@ -70,23 +131,28 @@ def _parser() -> argparse.ArgumentParser:
                       help="keep the web server up after the tournament ends (Ctrl-C to stop)")
     tour.set_defaults(func=_cmd_tournament)
 
-    bots = sub.add_parser("bots", help="manage registered bots")
-    bots_sub = bots.add_subparsers(dest="bots_command")
+    bots = _add(sub, "bots", help="manage registered bots",
+                description="Register bots for a server run without --any-token.")
+    bots_sub = bots.add_subparsers(dest="bots_command", title="commands", metavar="COMMAND")
     for name, help_text in [("add", "register a bot and print its token once"),
                             ("rotate", "give a bot a new token and print it once"),
                             ("remove", "remove a bot (its matches stay)")]:
-        p = bots_sub.add_parser(name, help=help_text)
-        p.add_argument("name")
-        p.add_argument("--db", default="arena.db")
+        p = _add(bots_sub, name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".")
+        p.add_argument("name", help="the bot's name: 1-32 letters, digits, '_', '.' or '-'")
+        p.add_argument("--db", default="arena.db",
+                       help="SQLite file of the server" + (" (created if missing)" if name == "add" else ""))
         p.set_defaults(func=_cmd_bots)
-    p = bots_sub.add_parser("list", help="list bots")
-    p.add_argument("--db", default="arena.db")
+    p = _add(bots_sub, "list", help="list registered bots", description="List registered bots.")
+    p.add_argument("--db", default="arena.db", help="SQLite file of the server")
     p.set_defaults(func=_cmd_bots)
     from arena.hosting.cli import add_bot_commands
 
     add_bot_commands(bots_sub)
 
-    check = sub.add_parser("check-bot", help="run a bot through the compliance checks")
+    check = _add(sub, "check-bot", help="run a bot through the compliance checks",
+                 description="Start a bot against a scripted server and check every part "
+                             "of the protocol it can get wrong. A bare 'python' in the command "
+                             "is the arena's interpreter.")
     try:
         from arena.checkbot import add_arguments, run_from_args
 
@@ -99,14 +165,18 @@ def _parser() -> argparse.ArgumentParser:
 
 def _server_options(p: argparse.ArgumentParser, *, db_default: str = "arena.db",
                     http_default: int | None = 8080) -> None:
-    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on")
     p.add_argument("--port", type=int, default=7000, help="TCP port for bots (0: any free)")
     p.add_argument("--http-port", type=int, default=http_default,
-                   help="HTTP port for the web pages and API (0: any free)")
+                   help="HTTP port for the web pages and API (0: any free"
+                        + ("" if http_default else "; default: no web server") + ")")
     p.add_argument("--no-http", action="store_true", help="no web server")
-    p.add_argument("--db", default=db_default, help="SQLite file (the embedded store)")
-    p.add_argument("--decision-ms", type=int, default=1000)
-    p.add_argument("--bank-ms", type=int, default=10_000)
+    p.add_argument("--db", default=db_default,
+                   help="SQLite file (the embedded store; created if missing)")
+    p.add_argument("--decision-ms", type=int, default=1000,
+                   help="milliseconds a bot has for each decision")
+    p.add_argument("--bank-ms", type=int, default=10_000,
+                   help="extra milliseconds per match a bot may spend past its deadlines")
     p.add_argument("--autopilot-after", type=int, default=3, metavar="N",
                    help="timeouts in a row before the house bot plays a seat")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
@@ -121,7 +191,7 @@ def _rules(pairs: list[str]) -> dict[str, Any] | None:
     for pair in pairs:
         key, sep, text = pair.partition("=")
         if not sep or not key:
-            raise SystemExit(f"arena: --rule {pair!r} must be KEY=VALUE")
+            raise UserError(f"--rule {pair!r} must be KEY=VALUE, e.g. --rule max_hands=50")
         try:
             rules[key] = json.loads(text)
         except ValueError:
@@ -190,33 +260,71 @@ async def _serve(config: Any, *, hosted: bool = False, ladder_interval: float = 
 
 # -- match --------------------------------------------------------------------------
 
-def _parse_players(specs: list[str], seats: int) -> list[tuple[str, str | None, list[str] | None]]:
+def _parse_players(specs: list[str], seats: int,
+                   house_kinds: Sequence[str] = ()) -> list[tuple[str, str | None, list[str] | None]]:
     """Each entry: (name, house kind or None, command or None)."""
+    from arena.web.errors import NAME_RE
+
     players: list[tuple[str, str | None, list[str] | None]] = []
     names: set[str] = set()
     for spec in specs:
         if spec.startswith("house:"):
             kind = spec.split(":", 1)[1] or "heuristic"
+            if house_kinds and kind not in house_kinds:
+                raise UserError(f"no house bot {kind!r}; there are: {', '.join(sorted(house_kinds))} "
+                                "(e.g. house:heuristic)")
             name = f"house-{kind}-{len(players) + 1}"
             players.append((name, kind, None))
         elif "=" in spec:
             name, command = spec.split("=", 1)
+            if not NAME_RE.fullmatch(name):
+                raise UserError(f"player name {name!r} must be 1-32 letters, digits, '_', '.' or '-'")
             if name in names:
-                raise SystemExit(f"arena match: two players are named {name!r}")
-            players.append((name, None, shlex.split(command)))
+                raise UserError(f"two players are named {name!r}; give each NAME=COMMAND its own name")
+            try:
+                argv = shlex.split(command)
+            except ValueError as exc:
+                raise UserError(f"player {name!r}: cannot read its command {command!r}: {exc}") from None
+            if not argv:
+                raise UserError(f"player {name!r} has an empty command; write NAME=COMMAND")
+            players.append((name, None, argv))
         else:
-            raise SystemExit(f"arena match: {spec!r} is neither NAME=COMMAND nor house:KIND")
+            raise UserError(f"{spec!r} is neither NAME=COMMAND (a bot to start) nor house:KIND "
+                            "(e.g. house:heuristic)")
         names.add(players[-1][0])
     if len(players) > seats:
-        raise SystemExit(f"arena match: at most {seats} players, got {len(players)}")
+        raise UserError(f"at most {seats} players, got {len(players)}")
     while len(players) < seats:
         players.append((f"house-heuristic-{len(players) + 1}", "heuristic", None))
     return players
 
 
+def check_command(name: str, command: list[str], cwd: Path | None = None) -> None:
+    """Refuse, before anything starts, a bot command that cannot run."""
+    from arena.server.local_bots import resolve_command
+
+    program = resolve_command(command)[0]
+    if "/" in program:
+        path = Path(program) if cwd is None or Path(program).is_absolute() else cwd / program
+        if not path.exists():
+            raise UserError(f"player {name!r}: {program!r} not found (no such file)")
+        if not path.is_file() or not os.access(path, os.X_OK):
+            raise UserError(f"player {name!r}: {program!r} is not an executable file "
+                            f"(chmod +x it, or start it with its interpreter)")
+    elif shutil.which(program) is None:
+        raise UserError(f"player {name!r}: command {program!r} not found on PATH "
+                        "(install it, or give its path)")
+
+
 def _cmd_match(args: argparse.Namespace) -> int:
     config = _server_config(args, matchmaking=False, open=False)
     return asyncio.run(_match(config, args.players, args.seed))
+
+
+# How often ``arena match`` looks whether a bot it started died before
+# connecting, and how many of its last stderr lines it shows then.
+_BOT_WATCH_S = 0.05
+_STDERR_LINES = 8
 
 
 async def _match(config: Any, specs: list[str], seed: str | None) -> int:
@@ -229,48 +337,70 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
     store = open_store(config.db)
     try:
         server = ArenaServer(config, store)
-    except RuleConfigError as exc:
+    except RuleConfigError:
         store.close()
-        print(f"arena match: {exc}", file=sys.stderr)
-        return 2
-    players = _parse_players(specs, server.seats_for(config.rules))
+        raise
+    try:
+        players = _parse_players(specs, server.seats_for(config.rules), tuple(server.spec.house_bots))
+        for name, _, command in players:
+            if command is not None:
+                check_command(name, command)
+    except BaseException:
+        store.close()
+        raise
     local = LocalBots()
     await server.start()
     try:
         for name, house, command in players:
             if command is not None:
                 await local.start(LocalBot(name=name, command=command), server)
-        outcome = await server.play_match(
+        play = asyncio.ensure_future(server.play_match(
             [PlayerSpec(name=name, house=house) for name, house, _ in players], seed=seed,
-            rules=config.rules)
+            rules=config.rules))
+        dead = await _first_bot_dead_before_seating(play, server, local)
+        if dead is not None:
+            play.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await play
+            raise CommandFailed(_bot_died(dead))
+        outcome = await play
     except ClaimTimeoutError as exc:
-        print(f"arena match: {exc} (its command failed? see the log above)", file=sys.stderr)
-        return 1
+        raise CommandFailed(f"{exc} (does it read ARENA_HOST and ARENA_PORT?)") from None
     finally:
         await local.stop()
         await server.stop()
         store.close()
     if outcome.result is None:
-        print(f"match {outcome.match_id} aborted: {outcome.aborted}", file=sys.stderr)
-        return 1
+        raise CommandFailed(f"match {outcome.match_id} aborted: {outcome.aborted}")
     print(format_result(outcome.match_id, outcome.players, outcome.result))
     return 0
 
 
-def format_result(match_id: str, players: list[str], result: dict[str, Any]) -> str:
-    rounds = len(result["final_scores"][0]) if result["final_scores"] else 0
-    header = ["rank", "seat", "bot", "stars", *[f"r{r + 1}" for r in range(rounds)], "sum"]
-    rows = []
-    for seat in sorted(range(len(players)), key=lambda s: (result["ranks"][s], s)):
-        rows.append([str(result["ranks"][seat]), str(seat), players[seat],
-                     "★" * result["stars"][seat] or "-",
-                     *[str(v) for v in result["final_scores"][seat]], str(result["sums"][seat])])
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    lines = [f"match {match_id}",
-             "  ".join(h.ljust(w) for h, w in zip(header, widths)),
-             "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows]
-    return "\n".join(lines)
+async def _first_bot_dead_before_seating(play: asyncio.Future[Any], server: Any,
+                                         local: Any) -> Any | None:
+    """Wait until the match has its table (every bot connected) or a bot the
+    arena started has exited before that; return that bot, else None.
+
+    Without this, a bot that exits at once is restarted for the whole claim
+    timeout and the user waits 30 s for an error."""
+    while not play.done() and not server.tables:
+        for bot in local.bots.values():
+            if bot.crashes or (bot.process is not None and bot.process.returncode is not None):
+                return bot
+        await asyncio.sleep(_BOT_WATCH_S)
+    return None
+
+
+def _bot_died(bot: Any) -> str:
+    code = bot.process.returncode if bot.process is not None else None
+    code = getattr(bot, "exit_code", None) if code is None else code
+    tail = [line for line in getattr(bot, "stderr_tail", []) if line.strip()][-_STDERR_LINES:]
+    text = f"bot {bot.name!r} exited with code {code} before it connected"
+    if tail:
+        text += "; the last lines of its stderr:\n" + "\n".join(f"  | {line}" for line in tail)
+    else:
+        text += " (it wrote nothing to stderr)"
+    return text
 
 
 # -- tournament ------------------------------------------------------------------------
@@ -278,7 +408,29 @@ def format_result(match_id: str, players: list[str], result: dict[str, Any]) -> 
 def _cmd_tournament(args: argparse.Namespace) -> int:
     from arena.tournament.runner import run_tournament_command
 
-    return asyncio.run(run_tournament_command(args, _server_config(args, matchmaking=False)))
+    config = _server_config(args, matchmaking=False)
+    log_file = tournament_log_file(args, terminal=sys.stdout.isatty())
+    if log_file is None:
+        return asyncio.run(run_tournament_command(args, config))
+    from arena.logs import divert_logs
+
+    # A progress bar owns the terminal: info lines would tear through it.
+    print(f"arena: log lines go to {log_file} while the progress bar is shown "
+          "(warnings and errors still show here)", flush=True)
+    with divert_logs(log_file):
+        return asyncio.run(run_tournament_command(args, config))
+
+
+def tournament_log_file(args: argparse.Namespace, *, terminal: bool) -> Path | None:
+    """Where a tournament's log lines go while its progress bar is shown:
+    next to the store (``demo.db`` -> ``demo.log``); None off a terminal or
+    when the user asked for debug lines."""
+    from arena.cli_errors import existing_store_path
+
+    if not terminal or getattr(args, "log_level", "info") == "debug":
+        return None
+    store = existing_store_path(args.db)
+    return store.with_suffix(".log") if store is not None else Path("arena.log")
 
 
 # -- bots ----------------------------------------------------------------------------
@@ -287,7 +439,18 @@ def _cmd_bots(args: argparse.Namespace) -> int:
     from arena.auth import hash_token, new_token
     from arena.storage import open_store
     from arena.storage.base import AlreadyExistsError, NotFoundError
+    from arena.web.errors import NAME_RE
 
+    name = getattr(args, "name", None)
+    if args.bots_command == "add":
+        if not NAME_RE.fullmatch(name):
+            raise UserError(f"bot name {name!r} must be 1-32 letters, digits, '_', '.' or '-' "
+                            "(the names the server and the web accept)")
+    else:
+        # Only `add` may create a store: a typo in --db must not look like
+        # an empty arena.
+        require_existing_store(args.db, hint="check --db (bots are kept in the server's "
+                                             "store; 'arena bots add NAME --db FILE' creates one)")
     store = open_store(args.db)
     try:
         if args.bots_command == "list":
@@ -298,31 +461,28 @@ def _cmd_bots(args: argparse.Namespace) -> int:
         if args.bots_command == "add":
             token = new_token()
             try:
-                store.add_bot(args.name, hash_token(token))
+                store.add_bot(name, hash_token(token))
             except AlreadyExistsError:
-                print(f"arena bots add: a bot named {args.name!r} exists already "
-                      f"(use 'arena bots rotate {args.name}' for a new token)", file=sys.stderr)
-                return 1
+                raise CommandFailed(f"a bot named {name!r} exists already "
+                                    f"(use 'arena bots rotate {name}' for a new token)") from None
             print(token)
             return 0
         if args.bots_command == "rotate":
             token = new_token()
             try:
-                store.set_token_hash(args.name, hash_token(token))
+                store.set_token_hash(name, hash_token(token))
             except NotFoundError:
-                print(f"arena bots rotate: no bot named {args.name!r}", file=sys.stderr)
-                return 1
+                raise CommandFailed(f"no bot named {name!r} in {args.db}") from None
             print(token)
             return 0
         if args.bots_command == "remove":
             with contextlib.suppress(NotFoundError):
-                store.remove_bot(args.name)
+                store.remove_bot(name)
                 return 0
-            print(f"arena bots remove: no bot named {args.name!r}", file=sys.stderr)
-            return 1
+            raise CommandFailed(f"no bot named {name!r} in {args.db}")
     finally:
         store.close()
-    return 2
+    return USAGE_EXIT
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,21 +1,60 @@
-"""structlog set-up: JSON lines when not on a terminal, readable on one."""
+"""structlog set-up: JSON lines when not on a terminal, readable on one.
+
+While a live display (the tournament's progress bar) owns the terminal,
+:func:`divert_logs` sends every log line to a file instead and lets only
+warnings and errors through to stderr, where the display prints them above
+itself -- so info lines never tear through the bar.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
+import threading
+from pathlib import Path
+from typing import Any, Iterator, TextIO
 
 import structlog
 
+_SHOWN_WHILE_DIVERTED = {"warning", "error", "critical", "exception"}
+
 
 class _Stderr:
-    """Whatever ``sys.stderr`` is when a line is written (tests swap it)."""
+    """Whatever ``sys.stderr`` is when a line is written (tests swap it, and
+    a live display swaps it for a proxy that prints above itself)."""
 
     def write(self, text: str) -> int:
         return sys.stderr.write(text)
 
     def flush(self) -> None:
         sys.stderr.flush()
+
+
+class _Diversion:
+    """Where log lines go while a display owns the terminal (None: stderr)."""
+
+    def __init__(self) -> None:
+        self.file: TextIO | None = None
+        self.lock = threading.Lock()
+        self.json = structlog.processors.JSONRenderer()
+
+
+_diversion = _Diversion()
+
+
+def _renderer(console: structlog.types.Processor) -> structlog.types.Processor:
+    def render(logger: Any, method_name: str, event_dict: dict[str, Any]) -> Any:
+        target = _diversion.file
+        if target is not None:
+            line = _diversion.json(logger, method_name, dict(event_dict))
+            with _diversion.lock:
+                target.write(f"{line}\n")
+                target.flush()
+            if method_name not in _SHOWN_WHILE_DIVERTED:
+                raise structlog.DropEvent
+        return console(logger, method_name, event_dict)
+    return render
 
 
 def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
@@ -30,10 +69,24 @@ def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
-            renderer,
+            _renderer(renderer),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]),
         logger_factory=structlog.PrintLoggerFactory(file=_Stderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=True,
     )
+
+
+@contextlib.contextmanager
+def divert_logs(path: Path | str) -> Iterator[Path]:
+    """Append every log line to ``path`` (JSON lines); only warnings and
+    errors still reach stderr. For as long as a live display is shown."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as file:
+        previous, _diversion.file = _diversion.file, file
+        try:
+            yield path
+        finally:
+            _diversion.file = previous

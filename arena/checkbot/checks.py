@@ -20,7 +20,13 @@ from arena.checkbot.script import match_a, match_b
 HELLO_TIMEOUT_S = 5.0
 QUIET_WINDOW_S = 0.3  # how long the bot must stay quiet after welcome / match_end
 EXIT_WAIT_S = 5.0
+LEAVE_WAIT_S = 2.0  # how soon after its last match_end a bot that asked for N matches leaves
 SERVER_NAME = "arena-checkbot/1"
+# The second run of the bot gets this in its environment; a bot that honours
+# it (the Python SDK does) announces hello.max_matches and leaves after them.
+MAX_MATCHES_ENV = "ARENA_MAX_MATCHES"
+MAX_MATCHES_RUN = 2
+MAX_MATCHES_FOLLOWED = 5
 
 Outcome = tuple[bool, str]
 CheckFn = Callable[[Session], Awaitable[Outcome]]
@@ -45,6 +51,8 @@ def judge(p: Pending) -> Outcome:
     first = p.answers[0]
     if not first.legal:
         return False, f"answered {p.label} with {short(first.action)}, which is not legal; legal: {short(p.ask.legal, 120)}"
+    if first.fallback is not None:
+        return False, f"{p.label}: {first.describe_fallback()}"
     return True, f"answered {short(first.action)} (legal) in {first.latency_ms:.0f} ms"
 
 
@@ -72,6 +80,13 @@ async def read_hello(s: Session, link: BotLink) -> Outcome:
     if problem:
         await link.send({"type": "error", "code": code, "message": problem})
         raise Abort(problem)
+    if "max_matches" in message:
+        value = message["max_matches"]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            problem = f"hello.max_matches is {short(value)}, expected a positive integer"
+            await link.send({"type": "error", "code": "malformed", "message": problem})
+            raise Abort(problem)
+    s.declared_max_matches = message.get("max_matches")
     s.bot_name = message.get("name") or s.name
     s.encoding = str(link.encoding)
     return True, f"hello after {elapsed:.0f} ms over {link.encoding}, name {short(s.bot_name)}"
@@ -225,6 +240,35 @@ async def check_multiplex(s: Session) -> Outcome:
     return ok, f"two open requests with the same id in two matches: {detail}"
 
 
+@check("error_names_match")
+async def check_error_names_match(s: Session) -> Outcome:
+    """Request ids repeat across matches; an error's ``match`` says which."""
+    c = match_b(s.bot_name, s.deadline_ms, first_id=50, match_id="check-c")
+    d = match_b(s.bot_name, s.deadline_ms, first_id=50, match_id="check-d")
+    await s.send(c.match_start())
+    await s.send(d.match_start())
+    ask_c, ask_d = await s.next_ask(c), await s.next_ask(d)
+    assert ask_c is not None and ask_d is not None, "both matches open with a decide request"
+    mark = len(s.notes)
+    pc, pd = s.prepare(c, ask_c), s.prepare(d, ask_d, reject_first=True)
+    await s.referee([pc, pd])
+    for match in (c, d):
+        await s.next_ask(match)
+        await s.send(match.match_end())
+    if not pd.answers:
+        return False, f"no answer to {pd.label}"
+    if s.notes[mark:]:
+        return False, (f"after an illegal_action error naming match {d.match_id} (request #{pd.id}; match "
+                       f"{c.match_id} has a request #{pc.id} too) the bot {strays_since(s, mark)}")
+    if len(pd.answers) < 2:
+        return False, (f"after an illegal_action error naming match {d.match_id} request #{pd.id}, the bot did "
+                       f"not answer that request again (match {c.match_id} has a request #{pc.id} too)")
+    if not pd.answers[1].legal:
+        return False, f"the answer again to {pd.label} was {short(pd.answers[1].action)}, which is not legal"
+    return True, (f"an illegal_action error naming match {d.match_id} was applied to that match's "
+                  f"request #{pd.id}, not to #{pc.id} of {c.match_id}")
+
+
 @check("short_deadline")
 async def check_short_deadline(s: Session) -> Outcome:
     match = s.match_a
@@ -284,6 +328,28 @@ async def check_match_end(s: Session) -> Outcome:
     return False, f"after match_end the bot {strays_since(s, mark)}"
 
 
+@check("reseat")
+async def check_reseat(s: Session) -> Outcome:
+    """After match_end a server seats the connection again (unless the
+    bot's hello asked for fewer matches)."""
+    if s.link is None or s.link.closed or s.bot_said_bye:
+        return False, ("the bot left after match_end; a server seats a connection again with a second "
+                       "match_start (send hello.max_matches to ask for fewer matches)")
+    e = match_b(s.bot_name, s.deadline_ms, first_id=1, match_id="check-e")
+    await s.send(e.match_start())
+    ask = await s.next_ask(e)
+    assert ask is not None, "match E opens with a decide request"
+    mark = len(s.notes)
+    p = s.prepare(e, ask)
+    await s.referee([p])
+    await s.next_ask(e)
+    await s.send(e.match_end())
+    ok, message = judge(p)
+    if ok and s.notes[mark:]:
+        return False, f"in a second match_start on the same connection the bot {strays_since(s, mark)}"
+    return ok, f"a second match_start on the same connection ({e.match_id}, ids from 1 again): {message}"
+
+
 @check("bye")
 async def check_bye(s: Session) -> Outcome:
     if s.link is not None and not s.link.closed:
@@ -300,6 +366,63 @@ async def check_bye(s: Session) -> Outcome:
     return True, f"the bot exited with code 0, {took:.0f} ms after bye"
 
 
+@check("max_matches")
+async def check_max_matches(s: Session) -> Outcome:
+    """A second run with ARENA_MAX_MATCHES: a bot that announces
+    hello.max_matches leaves by itself after that many matches."""
+    assert s.respawn is not None, "the runner can start the bot again"
+    s.process = await s.respawn({MAX_MATCHES_ENV: str(MAX_MATCHES_RUN)})
+    s.link, s.bot_said_bye = None, False
+    link = await s.wait_for_link(s.connect_timeout_s)
+    if link is None:
+        return False, (f"started again with {MAX_MATCHES_ENV}={MAX_MATCHES_RUN}, the bot did not connect "
+                       f"within {s.connect_timeout_s:.0f} s")
+    s.link = link
+    await read_hello(s, link)
+    await s.send({"type": "welcome", "protocol": 1, "bot": s.bot_name, "server": SERVER_NAME})
+    declared = s.declared_max_matches
+    if declared is None:
+        # Optional in the protocol: such a bot stays until the server says bye.
+        await s.send({"type": "bye"})
+        await link.wait_closed()
+        return True, (f"the bot's hello has no max_matches (optional; with {MAX_MATCHES_ENV}={MAX_MATCHES_RUN} "
+                      "the Python SDK sends it): it stays until the server says bye")
+    if declared > MAX_MATCHES_FOLLOWED:
+        return False, (f"started with {MAX_MATCHES_ENV}={MAX_MATCHES_RUN}, the bot announced max_matches "
+                       f"{declared}; the checker follows at most {MAX_MATCHES_FOLLOWED}")
+    for index in range(declared):
+        m = match_b(s.bot_name, s.deadline_ms, first_id=1, match_id=f"check-n{index + 1}")
+        await s.send(m.match_start())
+        ask = await s.next_ask(m)
+        assert ask is not None, "a short match opens with a decide request"
+        await s.referee([s.prepare(m, ask)])
+        await s.next_ask(m)
+        await s.send(m.match_end())
+        if index + 1 < declared:
+            quiet = await link.receive(QUIET_WINDOW_S)
+            if quiet is not None:
+                await s.handle(quiet)
+            if s.bot_said_bye or link.closed:
+                return False, f"the bot announced max_matches {declared} but left after {index + 1}"
+    try:
+        while not s.bot_said_bye:
+            message = await link.receive(LEAVE_WAIT_S)
+            if message is None:
+                return False, (f"the bot announced max_matches {declared} but did not say bye within "
+                               f"{LEAVE_WAIT_S:g} s of its last match_end")
+            await s.handle(message)
+    except LinkClosed:
+        return False, f"after max_matches {declared} the bot closed the connection without saying bye"
+    await link.wait_closed()
+    try:
+        code = await asyncio.wait_for(s.process.wait(), EXIT_WAIT_S)
+    except TimeoutError:
+        return False, f"the bot said bye after {declared} matches but was still running {EXIT_WAIT_S:.0f} s later"
+    if code != 0:
+        return False, f"the bot said bye after {declared} matches, then exited with code {code}; expected 0"
+    return True, f"max_matches {declared} announced; the bot left by itself after {declared} matches and exited 0"
+
+
 @check("all_answers")
 async def check_all_answers(s: Session) -> Outcome:
     bad = []
@@ -308,6 +431,8 @@ async def check_all_answers(s: Session) -> Outcome:
             bad.append(f"{p.label}: no legal answer in time")
         elif p.answers and not p.answers[0].legal:
             bad.append(f"{p.label}: first answer {short(p.answers[0].action)} not legal")
+        elif p.answers and p.answers[0].fallback is not None:
+            bad.append(f"{p.label}: {p.answers[0].describe_fallback()}")
     bad.extend(s.notes)
     if bad:
         return False, f"{len(bad)} problem(s): " + "; ".join(bad[:4])
@@ -327,7 +452,11 @@ async def run_checks(s: Session) -> list[tuple[str, bool, str]]:
             results.append((name, False, f"not run: {s.aborted}"))
             continue
         try:
-            ok, message = await fn(s)
+            async with asyncio.timeout(s.check_timeout_s):
+                ok, message = await fn(s)
+        except TimeoutError:
+            s.aborted = f"the check '{name}' did not finish within {s.check_timeout_s:g} s"
+            ok, message = False, f"did not finish within {s.check_timeout_s:g} s (--check-timeout)"
         except Abort as exc:
             s.aborted = str(exc)
             ok, message = False, str(exc)

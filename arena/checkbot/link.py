@@ -98,7 +98,7 @@ class BotLink:
 
 
 class Listener:
-    """A TCP server on 127.0.0.1 (free port) handing out connections."""
+    """A TCP server (127.0.0.1, a free port unless told) handing out connections."""
 
     def __init__(self) -> None:
         self._queue: asyncio.Queue[BotLink] = asyncio.Queue(MAX_PENDING_CONNECTIONS)
@@ -106,8 +106,9 @@ class Listener:
         self.links: list[BotLink] = []
         self.port = 0
 
-    async def start(self) -> int:
-        self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
+        """Listen on ``host:port`` (0: a free port); returns the port."""
+        self._server = await asyncio.start_server(self._accept, host, port)
         self.port = self._server.sockets[0].getsockname()[1]
         return self.port
 

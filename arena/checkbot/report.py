@@ -30,6 +30,7 @@ class Report:
     encoding: str | None = None
     bot_exit_code: int | None = None
     stderr_tail: list[str] = field(default_factory=list)
+    port: int | None = None  # where the checker listened
 
     @property
     def passed(self) -> int:
@@ -55,6 +56,20 @@ class Report:
 
     def failed_names(self) -> list[str]:
         return [r.name for r in self.results if not r.passed]
+
+    def to_json(self) -> dict[str, object]:
+        """Everything the text report says, for CI."""
+        return {
+            "ok": self.ok,
+            "passed": self.passed,
+            "failed": self.failed,
+            "checks": [{"name": r.name, "passed": r.passed, "verdict": str(r.verdict), "message": r.message}
+                       for r in self.results],
+            "encoding": self.encoding,
+            "port": self.port,
+            "bot_exit_code": self.bot_exit_code,
+            "stderr_tail": self.stderr_tail,
+        }
 
     def render(self, *, symbols: bool) -> str:
         """One line per check; ✔/✘ for a terminal, PASS/FAIL otherwise."""

@@ -6,14 +6,17 @@ import asyncio
 import os
 import signal
 from collections import deque
+from typing import Callable
 
 from arena.checkbot.checks import run_checks
 from arena.checkbot.link import Listener
 from arena.checkbot.report import CheckResult, Report, Verdict
 from arena.checkbot.session import Session
+from arena.server.local_bots import resolve_command
 
 STDERR_TAIL_LINES = 20
 STOP_GRACE_S = 2.0
+DEFAULT_CHECK_TIMEOUT_S = 60.0
 DEFAULT_TOKEN = "checkbot-token"
 DEFAULT_NAME = "checked-bot"
 
@@ -26,6 +29,10 @@ async def check_bot(
     short_deadline_ms: int = 400,
     token: str = DEFAULT_TOKEN,
     name: str = DEFAULT_NAME,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    check_timeout_s: float = DEFAULT_CHECK_TIMEOUT_S,
+    on_listening: Callable[[str, int], None] | None = None,
 ) -> Report:
     """Run ``command`` (the bot) against the scripted checks.
 
@@ -33,37 +40,51 @@ async def check_bot(
     authenticates with ``ARENA_TOKEN``/``ARENA_NAME``; nothing is appended to
     its argv. ``timeout_s`` bounds how long the bot may take to connect (and
     to reconnect); ``deadline_ms`` is every request's deadline except the
-    short-deadline check's ``short_deadline_ms``.
+    short-deadline check's ``short_deadline_ms``; ``check_timeout_s`` bounds
+    each check. The checker listens on ``host:port`` (0: a free port; it
+    calls ``on_listening(host, port)`` once listening). A bare ``python`` in
+    ``command`` is the arena's interpreter, as for ``arena match``.
     """
     if not command:
         raise ValueError("no bot command given: put it after '--', e.g. check-bot -- python bot.py")
     listener = Listener()
-    port = await listener.start()
-    env = dict(os.environ, ARENA_HOST="127.0.0.1", ARENA_PORT=str(port), ARENA_TOKEN=token, ARENA_NAME=name)
-    report = Report()
+    port = await listener.start(host, port)
+    if on_listening is not None:
+        on_listening(host, port)
+    connect_host = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
+    env = dict(os.environ, ARENA_HOST=connect_host, ARENA_PORT=str(port), ARENA_TOKEN=token, ARENA_NAME=name)
+    command = resolve_command(command)
+    report = Report(port=port)
     stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
-    try:
+    drains: list[asyncio.Future[None]] = []
+
+    async def spawn(extra_env: dict[str, str]) -> asyncio.subprocess.Process:
         process = await asyncio.create_subprocess_exec(
-            *command, env=env, stdin=asyncio.subprocess.DEVNULL,
+            *command, env={**env, **extra_env}, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             start_new_session=True,  # so the bot's own children stop with it
         )
+        drains.append(asyncio.ensure_future(_drain(process.stdout, None)))
+        drains.append(asyncio.ensure_future(_drain(process.stderr, stderr_tail)))
+        return process
+
+    try:
+        process = await spawn({})
     except OSError as exc:
         await listener.stop()
         report.results.append(CheckResult("hello", Verdict.FAIL, f"could not start {command[0]!r}: {exc}"))
         return report
-    drains = [
-        asyncio.ensure_future(_drain(process.stdout, None)),
-        asyncio.ensure_future(_drain(process.stderr, stderr_tail)),
-    ]
     session = Session(listener=listener, process=process, token=token, name=name, deadline_ms=deadline_ms,
-                      short_deadline_ms=short_deadline_ms, connect_timeout_s=timeout_s)
+                      short_deadline_ms=short_deadline_ms, connect_timeout_s=timeout_s,
+                      check_timeout_s=check_timeout_s, respawn=spawn)
     try:
         for check_name, ok, message in await run_checks(session):
             report.results.append(CheckResult(check_name, Verdict.PASS if ok else Verdict.FAIL, message))
     finally:
         await listener.stop()
-        report.bot_exit_code = await _stop(process)
+        report.bot_exit_code = await _stop(session.process)
+        if session.process is not process:
+            await _stop(process)
         _, still = await asyncio.wait(drains, timeout=STOP_GRACE_S)
         for task in still:
             task.cancel()

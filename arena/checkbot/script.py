@@ -154,11 +154,12 @@ def match_a(bot_name: str, decision_ms: int) -> ScriptedMatch:
     )
 
 
-def match_b(bot_name: str, decision_ms: int, first_id: int) -> ScriptedMatch:
+def match_b(bot_name: str, decision_ms: int, first_id: int, match_id: str = "check-b") -> ScriptedMatch:
     """Starts its ids at ``first_id`` so that match A and B requests share an
-    id: a bot that keys requests by id alone answers the wrong one."""
+    id: a bot that keys requests by id alone answers the wrong one. Other
+    short matches (one ``decide`` request) reuse it under another id."""
     return ScriptedMatch(
-        match_id="check-b",
+        match_id=match_id,
         seat=3,
         players=["house-0", "house-1", "house-2", bot_name, "house-4"],
         hands=[HandSetup(round=0, hand=0, dealer=0, deck=DECK_B0, salt="c0ffee-b0", plan=HousePlan())],

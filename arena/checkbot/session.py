@@ -13,7 +13,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from arena.checkbot.hand import Ask, Phase, Tell, canonical, default_action, is_card
 from arena.checkbot.link import BotLink, LinkClosed, Listener
@@ -25,11 +25,31 @@ REJECT_MESSAGE = (
 )
 
 
+# An SDK that answered for a failed strategy marks the action with this
+# field (the Python SDK does); the checker fails such an answer even though
+# what went over the wire is legal.
+FALLBACK_FIELD = "sdk_fallback"
+
+
 @dataclass
 class Answer:
     action: Any
     latency_ms: float
-    legal: bool
+    legal: bool  # whether the action on the wire is legal
+    fallback: dict[str, Any] | None = None  # the SDK's mark: the strategy failed
+
+    @property
+    def own(self) -> bool:
+        """A legal answer the bot's own logic chose."""
+        return self.legal and self.fallback is None
+
+    def describe_fallback(self) -> str:
+        mark = self.fallback or {}
+        reason = {"illegal": "answered {answered}, which is not legal",
+                  "raised": "raised {answered}",
+                  "timeout": "overran its time"}.get(str(mark.get("reason")), "failed ({reason})")
+        what = reason.format(answered=mark.get("answered", "?"), reason=short(mark.get("reason")))
+        return f"the strategy {what}; the SDK sent {short(self.action)} instead (sdk_fallback)"
 
 
 @dataclass
@@ -103,6 +123,10 @@ class Session:
     deadline_ms: int
     short_deadline_ms: int
     connect_timeout_s: float
+    check_timeout_s: float = 60.0
+    # Starts the bot again with extra environment variables (the
+    # max_matches check runs a second copy); set by the runner.
+    respawn: Callable[[dict[str, str]], Awaitable[asyncio.subprocess.Process]] | None = None
     link: BotLink | None = None
     bot_name: str = ""
     encoding: str | None = None
@@ -111,6 +135,7 @@ class Session:
     requests: list[Pending] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     bot_said_bye: bool = False
+    declared_max_matches: Any = None  # hello.max_matches of the last hello, if any
     aborted: str | None = None
     # Hand-offs between consecutive checks.
     first_request: Pending | None = None
@@ -228,7 +253,9 @@ class Session:
         action = message.get("action")
         latency = (time.monotonic() - p.sent_at) * 1000
         legal = "action" in message and is_legal(p.ask, action)
-        p.answers.append(Answer(action=action, latency_ms=latency, legal=legal))
+        mark = message.get(FALLBACK_FIELD)
+        fallback = mark if isinstance(mark, dict) else ({"reason": short(mark)} if mark is not None else None)
+        p.answers.append(Answer(action=action, latency_ms=latency, legal=legal, fallback=fallback))
         if p.reject_first and len(p.answers) == 1:
             await self.send({"type": "error", "code": "illegal_action", "id": p.id,
                              "match": p.match.match_id, "message": REJECT_MESSAGE})

@@ -37,6 +37,9 @@ class LocalBot:
     env: dict[str, str] = field(default_factory=dict)
     crashes: int = 0
     process: asyncio.subprocess.Process | None = None
+    # The last exit: its code and the last lines it wrote to stderr.
+    exit_code: int | None = None
+    stderr_tail: list[str] = field(default_factory=list)
     _wanted: bool = False
     _watcher: asyncio.Task[None] | None = None
 
@@ -66,6 +69,7 @@ class LocalBot:
                 return
             self.crashes += 1
             tail = stderr.decode("utf-8", "replace").strip().splitlines()[-5:]
+            self.exit_code, self.stderr_tail = code, stderr.decode("utf-8", "replace").splitlines()[-20:]
             log.warning("local_bot_exited", bot=self.name, code=code, crashes=self.crashes,
                         stderr=tail)
             await asyncio.sleep(backoff)

@@ -7,13 +7,17 @@ match and a plain-text table at the end, so output stays greppable.
 
 from __future__ import annotations
 
+import shutil
+import sys
+import textwrap
 import time
 from typing import Callable, TextIO
 
 from rich.console import Console, Group
 from rich.live import Live
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.table import Table
+from rich.text import Text
 
 from arena.tournament.standings import StandingRow
 
@@ -36,20 +40,62 @@ COLUMNS: list[tuple[str, Callable[[StandingRow], str], str]] = [
 ]
 
 
-def render_table(rows: list[StandingRow]) -> str:
-    """The standings as an aligned plain-text table (no colours)."""
-    cells = [[name for name, _, _ in COLUMNS]]
-    cells += [[fmt(row) for _, fmt, _ in COLUMNS] for row in rows]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]
+# Columns left out first when the table is wider than the terminal.
+HIDE_FIRST = ["disc", "illegal", "t/o", "median ms", "wins", "score", "place",
+              "stars/match (95% CI)"]
 
-    def line(values: list[str]) -> str:
-        parts = [v.ljust(w) if align == "left" else v.rjust(w)
-                 for v, w, (_, _, align) in zip(values, widths, COLUMNS)]
+
+def _terminal_width() -> int | None:
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+
+
+def render_table(rows: list[StandingRow], width: int | None = None) -> str:
+    """The standings as an aligned plain-text table (no colours), at most
+    ``width`` columns wide (default: the terminal's width on a terminal,
+    unlimited otherwise); columns that do not fit are named in a last line."""
+    width = _terminal_width() if width is None else width
+    columns = list(COLUMNS)
+    cells_of = {name: [name, *(fmt(row) for row in rows)] for name, fmt, _ in columns}
+    widths = {name: max(len(c) for c in cells) for name, cells in cells_of.items()}
+    hidden: list[str] = []
+
+    def total() -> int:
+        return sum(widths[name] for name, _, _ in columns) + 2 * (len(columns) - 1)
+
+    for name in HIDE_FIRST:
+        if width is None or total() <= width:
+            break
+        columns = [c for c in columns if c[0] != name]
+        hidden.append(name)
+
+    def line(index: int) -> str:
+        parts = [cells_of[name][index].ljust(widths[name]) if align == "left"
+                 else cells_of[name][index].rjust(widths[name]) for name, _, align in columns]
         return "  ".join(parts).rstrip()
 
-    out = [line(cells[0]), "  ".join("-" * w for w in widths)]
-    out += [line(values) for values in cells[1:]]
+    out = [line(0), "  ".join("-" * widths[name] for name, _, _ in columns)]
+    out += [line(i + 1) for i in range(len(rows))]
+    if hidden:
+        out += textwrap.wrap(f"(hidden to fit {width} columns: {', '.join(hidden)}; "
+                             "the web page and --export show them)", width)
     return "\n".join(out) + "\n"
+
+
+class _EtaColumn(ProgressColumn):
+    """Time left at this run's pace; "estimating…" until a match has finished
+    (rich's own column shows -:--:-- for a long while)."""
+
+    def __init__(self, eta: Callable[[], float | None]) -> None:
+        super().__init__()
+        self._eta = eta
+
+    def render(self, task: Task) -> Text:
+        seconds = self._eta()
+        if seconds is None:
+            return Text("ETA estimating…", style="progress.remaining")
+        h, rest = divmod(int(round(seconds)), 3600)
+        m, s = divmod(rest, 60)
+        return Text(f"ETA {h}:{m:02d}:{s:02d}", style="progress.remaining")
 
 
 def rich_table(rows: list[StandingRow], *, title: str | None = None) -> Table:
@@ -91,7 +137,7 @@ class TournamentProgress:
         self._rows: list[StandingRow] = []
         self._progress = Progress(TextColumn("{task.description}"), BarColumn(),
                                   MofNCompleteColumn(), TextColumn("matches"),
-                                  TimeRemainingColumn(), console=self.console)
+                                  _EtaColumn(self.eta), console=self.console)
         self._task = self._progress.add_task(title, total=total, completed=done)
         self._live: Live | None = None
 

@@ -7,7 +7,7 @@
     def choose(phase, legal, state):
         return legal[0]
 
-    run_bot(choose, argv=sys.argv[1:])   # --host --port --token --name, or ARENA_* env
+    run_bot(choose)   # --host --port --token --name --max-matches, or ARENA_* env
 
 See ``protocol/README.md`` for the protocol itself.
 """
@@ -21,7 +21,7 @@ from protocol.sdk.client import (
     PendingRequest,
 )
 from protocol.sdk.runner import BotConfigError, BotSettings, load_strategy, main, resolve_settings, run_bot
-from protocol.sdk.strategy import Strategy, default_action, is_legal, legal_index
+from protocol.sdk.strategy import FallbackReason, Strategy, default_action, is_legal, legal_index
 
 __all__ = [
     "BotClient",
@@ -29,6 +29,7 @@ __all__ = [
     "BotError",
     "BotSettings",
     "ConnectionLostError",
+    "FallbackReason",
     "HandshakeError",
     "MatchInfo",
     "PendingRequest",

@@ -6,6 +6,10 @@ it to :class:`BotClient` (or to :func:`protocol.sdk.run_bot`). The client
 * keeps one connection, multiplexing every match by its ``match`` id;
 * answers each ``request`` before ``deadline_ms`` -- with the arena's default
   action if the strategy raises, overruns, or answers something not legal;
+  every such fallback is logged as a warning, counted (``fallbacks``,
+  ``fallback_counts``, per match in ``MatchInfo.fallbacks``) and marked on
+  the wire (``sdk_fallback`` in the action, which servers ignore and
+  ``arena check-bot`` fails), so a broken strategy never passes unnoticed;
 * answers again after ``illegal_action`` with a legal fallback;
 * reconnects with bounded exponential backoff after a dropped connection
   (the server gives the seat back and resends ``match_start``);
@@ -19,7 +23,7 @@ import asyncio
 import concurrent.futures
 import inspect
 import random
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Awaitable, Callable
@@ -44,7 +48,14 @@ from protocol.messages import (
     parse_server_message,
 )
 from protocol.sdk.connection import Connection
-from protocol.sdk.strategy import Strategy, call_strategy, default_action, legal_index
+from protocol.sdk.strategy import (
+    FALLBACK_FIELD,
+    FallbackReason,
+    Strategy,
+    call_strategy,
+    default_action,
+    legal_index,
+)
 
 log = structlog.get_logger("protocol.sdk")
 
@@ -97,6 +108,7 @@ class MatchInfo:
     pending: PendingRequest | None = None
     result: dict[str, Any] | None = None
     deal_problems: list[str] | None = None  # set at match_end; [] = all deals check out
+    fallbacks: int = 0  # answers the SDK chose because the strategy failed
 
 
 class _Outcome(Enum):
@@ -171,14 +183,22 @@ class BotClient:
         self.finished: deque[MatchInfo] = deque(maxlen=_FINISHED_KEPT)
         self.matches_played = 0
         self.connections = 0  # successful handshakes so far
+        # Answers the SDK chose because the strategy failed, by reason.
+        self.fallback_counts: Counter[FallbackReason] = Counter()
         self.welcome: Welcome | None = None
         self._conn: Connection | None = None
         self._stopping = False
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._last_session_welcomed = False
+        self._error_match: str | None = None
 
     # -- public --
+
+    @property
+    def fallbacks(self) -> int:
+        """How many answers the SDK chose because the strategy failed."""
+        return sum(self.fallback_counts.values())
 
     async def run(self) -> None:
         """Play until the server says bye, ``max_matches`` are done, or
@@ -237,7 +257,12 @@ class BotClient:
         conn = Connection(reader, writer, self.encoding)
         self._conn = conn
         try:
-            await conn.send(Hello(PROTOCOL_VERSION, self.token, self.name).to_wire())
+            hello = Hello(PROTOCOL_VERSION, self.token, self.name).to_wire()
+            if self.max_matches is not None:
+                # The server then seats this connection at most this often,
+                # so leaving after the last one aborts nothing.
+                hello["max_matches"] = self.max_matches
+            await conn.send(hello)
             async with asyncio.timeout(self.handshake_timeout_s):
                 welcome = await self._handshake(conn)
             if welcome is None:
@@ -298,6 +323,10 @@ class BotClient:
             except MessageError as exc:
                 log.warning("ignoring an invalid server message", error=exc.message)
                 continue
+            if isinstance(message, Error) and isinstance(raw, dict):
+                # Errors name their match (request ids repeat across matches).
+                match = raw.get("match")
+                self._error_match = match if isinstance(match, str) else None
             outcome = await self._dispatch(message, conn, group)
             if outcome is not None:
                 return outcome
@@ -377,6 +406,8 @@ class BotClient:
     async def _answer(self, conn: Connection, info: MatchInfo, pending: PendingRequest) -> None:
         request = pending.request
         fallback = default_action(request.phase, request.legal)
+        reason: FallbackReason | None = None
+        answered: Any = None
         try:
             action = await call_strategy(
                 self.strategy,
@@ -389,33 +420,43 @@ class BotClient:
         except asyncio.CancelledError:
             raise
         except TimeoutError:
-            log.warning("strategy overran its time; answering the default", match=info.match, id=request.id, phase=request.phase)
-            action = fallback
-        except Exception:
-            log.exception("strategy raised; answering the default", match=info.match, id=request.id, phase=request.phase)
-            action = fallback
+            reason, answered = FallbackReason.TIMEOUT, None
+        except Exception as exc:
+            log.exception("strategy raised", match=info.match, id=request.id, phase=request.phase)
+            reason, answered = FallbackReason.RAISED, exc
         else:
             index = legal_index(action, request.legal)
             if index is None:
-                log.warning(
-                    "strategy answered an illegal action; answering the default",
-                    match=info.match, id=request.id, phase=request.phase, action=repr(action)[:80],
-                )
-                action = fallback
+                reason, answered = FallbackReason.ILLEGAL, action
             else:
                 action = request.legal[index]
-        await self._send_action(conn, info, pending, action)
+        mark: dict[str, str] | None = None
+        if reason is not None:
+            action = fallback
+            mark = {"reason": str(reason), "answered": repr(answered)[:80]}
+            self.fallback_counts[reason] += 1
+            info.fallbacks += 1
+            log.warning(
+                "the SDK answered for the strategy", reason=str(reason), answered=mark["answered"],
+                sent=repr(fallback)[:80], match=info.match, id=request.id, phase=request.phase,
+                fallbacks=self.fallbacks,
+            )
+        await self._send_action(conn, info, pending, action, fallback=mark)
 
-    async def _send_action(self, conn: Connection, info: MatchInfo, pending: PendingRequest, action: Any) -> None:
+    async def _send_action(self, conn: Connection, info: MatchInfo, pending: PendingRequest, action: Any,
+                           *, fallback: dict[str, str] | None = None) -> None:
         pending.tried.append(action)
+        wire = Action(info.match, pending.request.id, action).to_wire()
+        if fallback is not None:
+            wire[FALLBACK_FIELD] = fallback
         try:
-            await conn.send(Action(info.match, pending.request.id, action).to_wire())
+            await conn.send(wire)
         except (OSError, FrameError) as exc:
             # The reader sees the drop too and reconnects; nothing to do here.
             log.warning("could not send an action", match=info.match, error=str(exc))
 
     async def _error(self, message: Error, conn: Connection) -> None:
-        pending = self._pending_for(message.id)
+        pending = self._pending_for(message.id, self._error_match)
         if message.code == ErrorCode.ILLEGAL_ACTION and pending is not None:
             info, request = pending
             retry = self._next_try(request)
@@ -425,17 +466,20 @@ class BotClient:
             return
         if message.code in (ErrorCode.LATE, ErrorCode.UNKNOWN_REQUEST) and pending is not None:
             pending[0].pending = None
-        log.warning("server error", code=str(message.code), id=message.id, message=message.message)
+        log.warning("server error", code=str(message.code), id=message.id, match=self._error_match,
+                    message=message.message)
 
-    def _pending_for(self, request_id: int | None) -> tuple[MatchInfo, PendingRequest] | None:
-        # Errors carry the request id but not the match; ids are unique per
-        # match, so prefer the most recently answered request with that id.
+    def _pending_for(self, request_id: int | None, match: str | None = None) -> tuple[MatchInfo, PendingRequest] | None:
+        # Ids are unique only within a match: an error naming its match picks
+        # that match's request; without one (older servers), prefer the most
+        # recently answered request with that id.
         if request_id is None:
             return None
         found = [
             (info, info.pending)
             for info in self.matches.values()
             if info.pending is not None and info.pending.request.id == request_id and info.pending.tried
+            and (match is None or info.match == match)
         ]
         if not found:
             return None

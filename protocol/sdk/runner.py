@@ -1,9 +1,10 @@
 """Running a bot without writing any asyncio: ``run_bot(strategy)``.
 
 Connection settings come, in order of precedence, from the keyword arguments,
-from ``argv`` flags (``--host --port --token --name --encoding
---max-matches``), from the environment (``ARENA_HOST``, ``ARENA_PORT``,
-``ARENA_TOKEN``, ``ARENA_NAME``, ``ARENA_ENCODING``; the arena sets these
+from command-line flags (``--host --port --token --name --encoding
+--max-matches``; ``sys.argv`` unless ``argv=`` is given), from the
+environment (``ARENA_HOST``, ``ARENA_PORT``, ``ARENA_TOKEN``, ``ARENA_NAME``,
+``ARENA_ENCODING``, ``ARENA_MAX_MATCHES``; the arena sets the first four
 when it starts a local bot), and finally from defaults (127.0.0.1:7000).
 """
 
@@ -44,13 +45,15 @@ class BotSettings:
 
 
 def _parser(with_bot: bool = False) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description="Connect a bot to a Muushig Arena server.")
+    parser = argparse.ArgumentParser(description="Connect a bot to a Muushig Arena server.",
+                                     allow_abbrev=False)
     parser.add_argument("--host", help="server host (env ARENA_HOST, default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="server TCP port (env ARENA_PORT, default 7000)")
     parser.add_argument("--token", help="the bot's token (env ARENA_TOKEN)")
     parser.add_argument("--name", help="the bot's name, used in open mode (env ARENA_NAME)")
     parser.add_argument("--encoding", choices=["msgpack", "jsonl"], help="wire encoding (default msgpack)")
-    parser.add_argument("--max-matches", type=int, help="leave after this many matches")
+    parser.add_argument("--max-matches", type=int,
+                        help="leave after this many matches (env ARENA_MAX_MATCHES; default: stay)")
     if with_bot:
         parser.add_argument("--bot", required=True, help="the strategy, as module:function")
     return parser
@@ -67,11 +70,16 @@ def resolve_settings(
     argv: Sequence[str] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> BotSettings:
-    """Merge keyword arguments, command-line flags and environment."""
+    """Merge keyword arguments, command-line flags and environment.
+
+    ``argv`` defaults to ``sys.argv[1:]``: the README's one-liner
+    ``run_bot(play)`` must honour ``--port``; pass ``argv=[]`` to ignore the
+    command line.
+    """
     env = os.environ if env is None else env
-    flags = _parser().parse_args(list(argv)) if argv is not None else argparse.Namespace(
-        host=None, port=None, token=None, name=None, encoding=None, max_matches=None
-    )
+    args = sys.argv[1:] if argv is None else list(argv)
+    # Unknown flags belong to the bot author's own script: leave them be.
+    flags, _ = _parser().parse_known_args(args)
 
     def pick(value: Any, flag: Any, var: str) -> Any:
         if value is not None:
@@ -85,6 +93,13 @@ def resolve_settings(
         final_port = int(raw_port) if raw_port is not None else DEFAULT_PORT
     except ValueError:
         raise BotConfigError(f"port must be a number, got {raw_port!r}") from None
+    raw_max = pick(max_matches, flags.max_matches, "ARENA_MAX_MATCHES")
+    try:
+        final_max = int(raw_max) if raw_max is not None else None
+    except ValueError:
+        raise BotConfigError(f"max_matches must be a number, got {raw_max!r}") from None
+    if final_max is not None and final_max < 1:
+        raise BotConfigError(f"max_matches must be at least 1, got {final_max}")
     final_token = pick(token, flags.token, "ARENA_TOKEN")
     if final_token is None:
         raise BotConfigError("no token: pass --token, set ARENA_TOKEN, or give run_bot(token=...)")
@@ -94,7 +109,7 @@ def resolve_settings(
         token=final_token,
         name=pick(name, flags.name, "ARENA_NAME"),
         encoding=pick(encoding, flags.encoding, "ARENA_ENCODING") or "msgpack",
-        max_matches=max_matches if max_matches is not None else flags.max_matches,
+        max_matches=final_max,
     )
 
 
@@ -112,15 +127,23 @@ def run_bot(
 ) -> BotClient:
     """Connect and play until the server says bye (blocking).
 
-    One line runs a bot: ``run_bot(my_strategy, argv=sys.argv[1:])``. Other
-    keyword options go to :class:`BotClient` (``reconnect``, hooks, ...).
-    Returns the finished client (its ``finished`` matches, for instance).
-    Ctrl-C leaves cleanly.
+    One line runs a bot: ``run_bot(my_strategy)`` reads the command line
+    (``--host --port --token --name --max-matches``) and the ``ARENA_*``
+    variables. Other keyword options go to :class:`BotClient` (``reconnect``,
+    hooks, ...). Returns the finished client (its ``finished`` matches and
+    ``fallbacks``, for instance). Ctrl-C leaves cleanly. A setting that is
+    missing or unusable ends the process with one line on stderr and exit
+    code 2 (catch :class:`BotConfigError` by calling :func:`resolve_settings`
+    yourself to handle it differently).
     """
-    settings = resolve_settings(
-        host=host, port=port, token=token, name=name, encoding=encoding,
-        max_matches=max_matches, argv=argv,
-    )
+    try:
+        settings = resolve_settings(
+            host=host, port=port, token=token, name=name, encoding=encoding,
+            max_matches=max_matches, argv=argv,
+        )
+    except BotConfigError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        raise SystemExit(2) from None
     client = BotClient(
         settings.host,
         settings.port,
@@ -135,6 +158,9 @@ def run_bot(
         asyncio.run(_run_until_terminated(client))
     except KeyboardInterrupt:
         log.info("interrupted; left the arena")
+    if client.fallbacks:
+        log.warning("the SDK answered for the strategy", fallbacks=client.fallbacks,
+                    reasons={str(k): v for k, v in client.fallback_counts.items()})
     return client
 
 
@@ -195,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_bot(
             strategy,
             host=parsed.host, port=parsed.port, token=parsed.token, name=parsed.name,
-            encoding=parsed.encoding, max_matches=parsed.max_matches,
+            encoding=parsed.encoding, max_matches=parsed.max_matches, argv=[],
         )
     except BotError as exc:
         sys.stderr.write(f"error: {exc}\n")

@@ -12,10 +12,24 @@ import asyncio
 import concurrent.futures
 import functools
 import inspect
+from enum import StrEnum
 from typing import Any, Awaitable, Callable, Union
 
 Action = Any
 Strategy = Callable[[str, list[Any], dict[str, Any]], Union[Action, Awaitable[Action]]]
+
+
+class FallbackReason(StrEnum):
+    """Why the SDK answered instead of the strategy."""
+
+    ILLEGAL = "illegal"  # the strategy's answer is not in ``legal``
+    RAISED = "raised"  # the strategy raised an exception
+    TIMEOUT = "timeout"  # the strategy overran the deadline
+
+
+# The action's extra field saying the SDK chose the answer (servers ignore
+# unknown fields; the compliance checker reads it).
+FALLBACK_FIELD = "sdk_fallback"
 
 
 def default_action(phase: str, legal: list[Any]) -> Action:

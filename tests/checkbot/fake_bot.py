@@ -5,6 +5,12 @@ silent      connects and never says hello
 illegal     answers every request with something that is never legal
 late        answers every request just after its deadline
 noreconnect plays well but exits when the connection drops
+idonly      plays well but keys requests by id alone (ignores an error's match)
+oneshot     plays well but leaves after its first match_end, unasked
+overstay    declares hello.max_matches but never leaves by itself
+
+With ARENA_MAX_MATCHES set, the bot announces it in its hello and says bye
+after that many match_end messages (except in mode overstay).
 """
 
 import json
@@ -37,20 +43,34 @@ def session(sock: socket.socket, lines) -> str:
     if MODE == "silent":
         time.sleep(30)
         return "bye"
-    send(sock, {"type": "hello", "protocol": 1, "token": os.environ["ARENA_TOKEN"], "name": os.environ["ARENA_NAME"]})
+    hello = {"type": "hello", "protocol": 1, "token": os.environ["ARENA_TOKEN"], "name": os.environ["ARENA_NAME"]}
+    max_matches = int(os.environ["ARENA_MAX_MATCHES"]) if os.environ.get("ARENA_MAX_MATCHES") else None
+    if max_matches is not None:
+        hello["max_matches"] = max_matches
+    send(sock, hello)
     pending: dict = {}
+    ended = 0
     for raw in lines:
         message = json.loads(raw)
         kind = message["type"]
         if kind == "bye":
             return "bye"
+        if kind == "match_end":
+            ended += 1
+            if (MODE == "oneshot" and message["match"] == "check-a") or (max_matches is not None and ended >= max_matches and MODE != "overstay"):
+                send(sock, {"type": "bye"})
+                return "bye"
         if kind == "request":
-            pending[message["id"]] = message
+            if MODE == "idonly":
+                pending.setdefault(message["id"], message)
+            else:
+                pending[(message["match"], message["id"])] = message
             if MODE == "late":
                 time.sleep(message["deadline_ms"] / 1000 + 0.05)
             send(sock, {"type": "action", "match": message["match"], "id": message["id"], "action": answer(message)})
         elif kind == "error" and message.get("code") == "illegal_action" and MODE != "illegal":
-            request = pending.get(message.get("id"))
+            key = message.get("id") if MODE == "idonly" else (message.get("match"), message.get("id"))
+            request = pending.get(key)
             if request is not None:
                 send(sock, {"type": "action", "match": request["match"], "id": request["id"],
                             "action": request["legal"][-1]})

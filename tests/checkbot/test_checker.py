@@ -37,7 +37,7 @@ async def test_a_bot_that_answers_illegally_fails_every_answer_check():
     report = await check_bot(fake("illegal"), timeout_s=10, deadline_ms=400)
     assert set(report.failed_names()) == {
         "decide", "exchange", "take", "play", "illegal_action", "unknown_fields", "multiplex",
-        "short_deadline", "reconnect", "all_answers",
+        "error_names_match", "short_deadline", "reconnect", "reseat", "all_answers",
     }, report.render(symbols=False)
     assert "certainly-not-legal" in report.result("decide").message
     assert "on purpose" in report.result("illegal_action").message
@@ -55,7 +55,8 @@ async def test_a_bot_that_answers_late_fails_the_deadline_checks():
 
 async def test_a_bot_that_does_not_reconnect_fails_from_the_reconnect_on():
     report = await check_bot(fake("noreconnect"), timeout_s=10)
-    assert report.failed_names() == ["reconnect", "match_end", "bye", "all_answers"], report.render(symbols=False)
+    assert report.failed_names() == ["reconnect", "match_end", "reseat", "bye", "max_matches", "all_answers"], \
+        report.render(symbols=False)
     assert "did not reconnect" in report.result("reconnect").message
     assert report.exit_code == 1
 
@@ -81,3 +82,44 @@ async def test_a_command_that_cannot_start_is_reported():
     report = await check_bot(["/nonexistent/bot-binary"], timeout_s=2)
     assert report.exit_code == 1
     assert "could not start" in report.results[0].message
+
+
+SDK_BOT = str(Path(__file__).with_name("sdk_bot.py"))
+
+
+async def test_a_python_sdk_bot_passes():
+    report = await check_bot([sys.executable, SDK_BOT, "good"], timeout_s=10)
+    assert report.failed_names() == [], report.render(symbols=False)
+
+
+async def test_an_illegal_answer_the_sdk_replaced_still_fails_the_bot():
+    report = await check_bot([sys.executable, SDK_BOT, "zz"], timeout_s=10)
+    assert "play" in report.failed_names(), report.render(symbols=False)
+    assert '"ZZ"' in report.result("play").message or "'ZZ'" in report.result("play").message
+    assert "all_answers" in report.failed_names()
+    assert report.exit_code == 1
+
+
+async def test_a_bot_that_ignores_the_match_an_error_names_fails_that_check():
+    report = await check_bot(fake("idonly"), timeout_s=10)
+    assert "error_names_match" in report.failed_names(), report.render(symbols=False)
+    assert "check-d" in report.result("error_names_match").message
+
+
+async def test_a_bot_that_leaves_after_one_match_unasked_fails_reseating():
+    report = await check_bot(fake("oneshot"), timeout_s=10)
+    assert "reseat" in report.failed_names(), report.render(symbols=False)
+    assert "second match_start" in report.result("reseat").message
+
+
+async def test_a_bot_that_declares_max_matches_must_leave_after_them():
+    good = await check_bot(fake("good"), timeout_s=10)
+    assert "left by itself after 2 matches" in good.result("max_matches").message
+    report = await check_bot(fake("overstay"), timeout_s=10)
+    assert report.failed_names() == ["max_matches"], report.render(symbols=False)
+    assert "max_matches 2" in report.result("max_matches").message
+
+
+async def test_a_sdk_bot_leaves_after_max_matches():
+    report = await check_bot([sys.executable, SDK_BOT, "good"], timeout_s=10)
+    assert "left by itself after 2 matches" in report.result("max_matches").message

@@ -1,0 +1,114 @@
+"""Every user mistake gets one line saying what is wrong and what to do,
+and exit code 2; a traceback only with ``--debug``."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.cli import main
+from arena.tournament.config import ConfigError
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.strip() and not line.startswith("{")]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+@pytest.fixture
+def server_args(tmp_path):
+    return ["--port", "0", "--no-http", "--db", str(tmp_path / "t.db")]
+
+
+def test_a_missing_tournament_file(capsys, server_args, tmp_path):
+    assert main(["tournament", str(tmp_path / "nope.toml"), *server_args]) == 2
+    line = one_line_error(capsys)
+    assert "nope.toml" in line and "No such file" in line
+
+
+def test_malformed_toml(capsys, server_args, tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('name = "x"\n[[entrant\n')
+    assert main(["tournament", str(path), *server_args]) == 2
+    line = one_line_error(capsys)
+    assert "bad.toml" in line and "not valid TOML" in line and "line 2" in line
+
+
+def test_a_bad_config_value_names_the_file_and_the_key(capsys, server_args, tmp_path):
+    path = tmp_path / "val.toml"
+    path.write_text('name = "x"\nparallel = "lots"\n[[entrant]]\nname = "a"\ncommand = ["python", "b.py"]\n')
+    assert main(["tournament", str(path), *server_args]) == 2
+    line = one_line_error(capsys)
+    assert "val.toml" in line and "parallel" in line and "integer" in line
+
+
+def test_a_bot_command_that_does_not_exist(capsys):
+    assert main(["match", "--port", "0", "me=no-such-bot-command --fast"]) == 2
+    line = one_line_error(capsys)
+    assert "'me'" in line and "no-such-bot-command" in line and "not found" in line
+
+
+def test_an_unknown_house_bot(capsys):
+    assert main(["match", "--port", "0", "house:bogus"]) == 2
+    line = one_line_error(capsys)
+    assert "bogus" in line and "heuristic" in line  # names the kinds there are
+
+
+def test_debug_shows_the_traceback(server_args, tmp_path):
+    with pytest.raises(ConfigError):
+        main(["--debug", "tournament", str(tmp_path / "nope.toml"), *server_args])
+
+
+def test_debug_may_also_follow_the_subcommand(server_args, tmp_path):
+    with pytest.raises(ConfigError):
+        main(["tournament", str(tmp_path / "nope.toml"), *server_args, "--debug"])
+
+
+def test_a_bad_player_spec_is_a_usage_error(capsys):
+    assert main(["match", "--port", "0", "justaword"]) == 2
+    assert "NAME=COMMAND" in one_line_error(capsys)
+
+
+def test_a_bad_rule_option(capsys):
+    assert main(["match", "--port", "0", "--rule", "max_hands"]) == 2
+    assert "KEY=VALUE" in one_line_error(capsys)
+
+
+# -- bots ----------------------------------------------------------------------------
+
+def test_bots_add_refuses_a_name_the_api_refuses(capsys, tmp_path):
+    db = tmp_path / "a.db"
+    assert main(["bots", "add", "bad name", "--db", str(db)]) == 2
+    line = one_line_error(capsys)
+    assert "'bad name'" in line and "letters, digits" in line
+    assert capsys.readouterr().out == ""  # no token printed
+
+
+def test_bots_list_does_not_create_a_store(capsys, tmp_path):
+    db = tmp_path / "typo.db"
+    assert main(["bots", "list", "--db", str(db)]) == 2
+    line = one_line_error(capsys)
+    assert "typo.db" in line and "arena bots add" in line
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("command", ["add", "rotate", "remove"])
+def test_bots_commands_open_existing_stores_only(capsys, tmp_path, command):
+    db = tmp_path / "typo.db"
+    code = main(["bots", command, "x", "--db", str(db)])
+    if command == "add":
+        # Registering the first bot is how a store for registered mode is made.
+        assert code == 0 and db.exists()
+    else:
+        assert code == 2 and not db.exists()
+        assert "typo.db" in one_line_error(capsys)
+
+
+def test_a_tournament_entrant_whose_command_does_not_exist(capsys, server_args, tmp_path):
+    path = tmp_path / "cup.toml"
+    path.write_text('name = "cup"\n[[entrant]]\nname = "a"\ncommand = ["no-such-bot-command-x"]\n')
+    assert main(["tournament", str(path), *server_args]) == 2
+    line = one_line_error(capsys)
+    assert "no-such-bot-command-x" in line
