@@ -31,7 +31,7 @@ from arena.games.thirteen.evaluator import (
     THREE_TABLE,
     FIVE_TABLES,
     Wheel,
-    _FLUSH_OFFSET,
+    FLUSH_OFFSET,
     key_sum_strength3,
     key_sum_strength5,
 )
@@ -92,7 +92,7 @@ def _distribution(size: int, wheel: Wheel) -> tuple[list[int], list[int]]:
             continue
         table = FIVE_TABLES[wheel]
         if len(per_rank) == 5:
-            counts[table[key + _FLUSH_OFFSET]] += 4
+            counts[table[key + FLUSH_OFFSET]] += 4
             ways -= 4
         counts[table[key]] += ways
     values = sorted(counts)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.games.base import GameError, IllegalActionError, NotYourTurnError, RuleConfigError
+from arena.games.base import GameError, NotYourTurnError, RuleConfigError
 from arena.games.thirteen.arranger import Split, best_arrangement
 from arena.games.thirteen.cards import CARD_INDEX, DECK, card_strs, deal_hands
 from arena.games.thirteen.events import Arranged, Deal, DealStart, Showdown

@@ -61,13 +61,13 @@ _RANK_BITS = 23
 _RANK_MASK = (1 << _RANK_BITS) - 1
 _SUIT_KEYS = (1, 6, 36, 216)  # base 6: a suit count of 5 never carries
 _FLUSH_SUMS = frozenset(5 * k for k in _SUIT_KEYS)
-_FLUSH_OFFSET = 1 << _RANK_BITS  # beyond any rank sum
+FLUSH_OFFSET = 1 << _RANK_BITS  # beyond any rank sum
 
 CARD_KEY: tuple[int, ...] = tuple(
     RANK_KEYS[RANK_OF[c]] | (_SUIT_KEYS[SUIT_OF[c]] << _RANK_BITS) for c in range(N_CARDS)
 )
 # Indexed by the suit part of a 5-card key sum: the offset of the flush entries.
-_FLUSH_ADD: tuple[int, ...] = tuple(_FLUSH_OFFSET if s in _FLUSH_SUMS else 0 for s in range(6**4))
+_FLUSH_ADD: tuple[int, ...] = tuple(FLUSH_OFFSET if s in _FLUSH_SUMS else 0 for s in range(6**4))
 
 _WHEEL_RANKS = (12, 3, 2, 1, 0)  # A 5 4 3 2
 
@@ -123,7 +123,7 @@ def _five_table(wheel: Wheel) -> dict[int, int]:
         key = sum(RANK_KEYS[r] for r in ranks)
         table[key] = _classify(ranks, False, wheel)
         if len(set(ranks)) == 5:
-            table[key + _FLUSH_OFFSET] = _classify(ranks, True, wheel)
+            table[key + FLUSH_OFFSET] = _classify(ranks, True, wheel)
     return table
 
 

@@ -114,3 +114,69 @@ def test_a_match_of_random_arrangements_is_zero_sum_and_totals_add_up(seed, play
     assert sum(r["totals"]) == 0
     assert r["totals"] == [sum(d[s] for d in r["deal_scores"]) for s in range(players)]
     assert sorted(r["ranks"])[0] == 1
+
+
+def _reference_strength():
+    """The sample bot's tuple ranking: an independent implementation."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "sample_bots" / "python_thirteen" / "bot.py"
+    spec = importlib.util.spec_from_file_location("python_thirteen_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.strength
+
+
+REFERENCE = _reference_strength()
+
+
+def _sign(x):
+    return (x > 0) - (x < 0)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    sizes=st.sampled_from([(5, 5), (3, 3), (3, 5), (5, 3)]),
+    wheel=st.sampled_from(["lowest", "second_highest"]),
+)
+def test_table_evaluator_orders_hands_like_an_independent_implementation(seed, sizes, wheel):
+    from arena.games.thirteen.evaluator import hand_strength
+
+    rng = random.Random(seed)
+    cards = rng.sample(DECK, sizes[0] + sizes[1])
+    a, b = cards[: sizes[0]], cards[sizes[0]:]
+    ours = _sign(hand_strength(a, wheel) - hand_strength(b, wheel))
+    ref_a, ref_b = REFERENCE([CARD_STR[c] for c in a], wheel), REFERENCE([CARD_STR[c] for c in b], wheel)
+    assert ours == _sign((ref_a > ref_b) - (ref_a < ref_b))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), rules=FLAGS, perm_seed=st.integers(0, 1000))
+def test_a_deal_played_with_the_hands_permuted_permutes_the_showdown(seed, rules, perm_seed):
+    rng = random.Random(seed)
+    deck = list(DECK)
+    rng.shuffle(deck)
+    hands = deal_hands(tuple(deck))
+    splits = [random_split(h, rng) for h in hands]
+    perm = list(range(4))
+    random.Random(perm_seed).shuffle(perm)  # seat i of the second match holds hand perm[i]
+    permuted_deck = [0] * 52
+    for i in range(52):
+        permuted_deck[i] = hands[perm[i % 4]][i // 4]
+
+    def play(deck_cards, seat_splits):
+        e = ThirteenEngine({"deals": 1, **rules}, None, [[CARD_STR[c] for c in deck_cards]])
+        e.start()
+        for s, split in enumerate(seat_splits):
+            events = e.apply_for(s, {k: [CARD_STR[c] for c in getattr(split, k)] for k in ("front", "middle", "back")})
+        return events[-1]
+
+    first = play(deck, splits)
+    second = play(permuted_deck, [splits[p] for p in perm])
+    for i in range(4):
+        assert second.scores[i] == first.scores[perm[i]]
+        assert second.fouled[i] == first.fouled[perm[i]]
+        for j in range(4):
+            assert second.pairs[i][j] == first.pairs[perm[i]][perm[j]]
