@@ -156,14 +156,28 @@ def _strengths(hand: tuple[int, ...], wheel: Wheel) -> tuple[list[int], list[int
     return s5, s3
 
 
+def _other(wheel: Wheel) -> Wheel:
+    return "second_highest" if wheel == "lowest" else "lowest"
+
+
 def best_arrangement(
-    hand: tuple[int, ...] | list[int], wheel: Wheel = "lowest", mid_full_house_bonus: int = 2
+    hand: tuple[int, ...] | list[int],
+    wheel: Wheel = "lowest",
+    mid_full_house_bonus: int = 2,
+    *,
+    any_wheel: bool = False,
 ) -> Split:
-    """The unfouled split of 13 cards with the highest objective."""
+    """The unfouled split of 13 cards with the highest objective.
+
+    ``any_wheel``: for a player that does not know the match's ``wheel`` flag,
+    keep only splits unfouled under both values (the flag only matters when
+    middle and back are both straights); if there is none, the best split
+    under ``wheel``."""
     hand = tuple(sorted(hand))
     if len(hand) != HAND_SIZE or len(set(hand)) != HAND_SIZE:
         raise ValueError(f"a hand is {HAND_SIZE} distinct cards, not {hand!r}")
     s5, s3 = _strengths(hand, wheel)
+    alt5 = _strengths(hand, _other(wheel))[0] if any_wheel else None
     obj = objective_for(wheel, mid_full_house_bonus)
     seg = obj.segment
     front_v = [0.0] * (FULL + 1)
@@ -186,7 +200,7 @@ def best_arrangement(
         rest = FULL ^ b
         for mm in middles[b]:
             vm = s5[mm]
-            if vm > vb:
+            if vm > vb or (alt5 is not None and alt5[mm] > alt5[b]):
                 continue
             f = rest ^ mm
             if s3[f] > vm:
@@ -195,23 +209,30 @@ def best_arrangement(
             if total > best:
                 best = total
                 best_split = (mm, b)
+    if best_split == (0, 0):  # only possible with any_wheel
+        return best_arrangement(hand, wheel, mid_full_house_bonus)
     return _split(hand, *best_split)
 
 
 def random_valid_arrangement(
-    hand: tuple[int, ...] | list[int], rng: random.Random, wheel: Wheel = "lowest", tries: int = 2000
+    hand: tuple[int, ...] | list[int],
+    rng: random.Random,
+    wheel: Wheel = "lowest",
+    tries: int = 2000,
+    *,
+    any_wheel: bool = False,
 ) -> Split:
     """A uniformly random unfouled split (rejection sampling); after ``tries``
-    fouled draws, the best split instead (so it never fouls)."""
+    fouled draws, the best split instead (so it never fouls). ``any_wheel``
+    as for :func:`best_arrangement`."""
     hand = tuple(sorted(hand))
+    wheels = (wheel, _other(wheel)) if any_wheel else (wheel,)
     for _ in range(tries):
         cards = list(hand)
         rng.shuffle(cards)
         front, middle, back = cards[:3], cards[3:8], cards[8:]
-        if not is_fouled(
-            key_sum_strength3(sum(CARD_KEY[c] for c in front)),
-            key_sum_strength5(sum(CARD_KEY[c] for c in middle), wheel),
-            key_sum_strength5(sum(CARD_KEY[c] for c in back), wheel),
-        ):
+        f = key_sum_strength3(sum(CARD_KEY[c] for c in front))
+        m_sum, b_sum = sum(CARD_KEY[c] for c in middle), sum(CARD_KEY[c] for c in back)
+        if not any(is_fouled(f, key_sum_strength5(m_sum, w), key_sum_strength5(b_sum, w)) for w in wheels):
             return Split(tuple(sorted(front)), tuple(sorted(middle)), tuple(sorted(back)))
-    return best_arrangement(hand, wheel)
+    return best_arrangement(hand, wheel, any_wheel=any_wheel)

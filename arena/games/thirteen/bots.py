@@ -11,7 +11,9 @@ use hidden information. Factories take their own ``random.Random``.
   random hand of that size, bonuses included); the server's default action.
 
 Both read the match's ``wheel`` and ``mid_full_house_bonus`` from the rules
-the factory is given (``match_start.rules``), the defaults otherwise.
+the factory is given (``match_start.rules``). Made without rules, they keep
+to arrangements unfouled under either ``wheel`` value, so they never foul
+whatever the match's flag.
 """
 
 from __future__ import annotations
@@ -34,20 +36,22 @@ def _wire(split: Split) -> dict[str, list[str]]:
 
 def make_random(rng: random.Random, rules: dict[str, Any] | None = None) -> HouseBot:
     wheel = (rules or {}).get("wheel", "lowest")
+    any_wheel = rules is None or "wheel" not in rules
 
     def bot(phase: str, options: Any, state: dict[str, Any]) -> Any:
-        return _wire(random_valid_arrangement(_hand(state), rng, wheel))
+        return _wire(random_valid_arrangement(_hand(state), rng, wheel, any_wheel=any_wheel))
 
     return bot
 
 
 def make_strong(rng: random.Random, rules: dict[str, Any] | None = None) -> HouseBot:
+    any_wheel = rules is None or "wheel" not in rules
     rules = rules or {}
     wheel = rules.get("wheel", "lowest")
     mfh = rules.get("mid_full_house_bonus", 2)
 
     def bot(phase: str, options: Any, state: dict[str, Any]) -> Any:
-        return _wire(best_arrangement(_hand(state), wheel, mfh))
+        return _wire(best_arrangement(_hand(state), wheel, mfh, any_wheel=any_wheel))
 
     return bot
 

@@ -46,7 +46,10 @@ def _any_split(cards: list[str], rng: random.Random) -> dict[str, list[str]]:
 def playthrough(rules: dict[str, Any], seed: int, choosers: tuple[str, ...]) -> str:
     engine = ThirteenEngine(rules, random.Random(seed))
     pick = random.Random(seed + 1000)
-    bots = [None if c == "any" else SPEC.house_bots[c](random.Random(s)) for s, c in enumerate(choosers)]
+    # House bots get the match's rules, as a remote bot has match_start.rules.
+    bots = [
+        None if c == "any" else SPEC.house_bots[c](random.Random(s), engine.rules) for s, c in enumerate(choosers)
+    ]
     lines = [f"# rules {_j(engine.rules)} deck-seed {seed} choosers {_j(list(choosers))}"]
     lines += [f"event {_j(e.for_record())}" for e in engine.start()]
     step = 0

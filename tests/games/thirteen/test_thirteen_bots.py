@@ -8,9 +8,9 @@ import pytest
 from arena.games import get_game
 from arena.games.thirteen import ThirteenEngine
 from arena.games.thirteen.arranger import N_SPLITS, best_arrangement, random_valid_arrangement
-from arena.games.thirteen.cards import DECK
+from arena.games.thirteen.cards import CARD_INDEX, DECK
 from arena.games.thirteen.evaluator import Category, category_of
-from arena.games.thirteen.wire import seat_hands
+from arena.games.thirteen.wire import check_arrangement, seat_hands
 
 SPEC = get_game("thirteen")
 
@@ -61,3 +61,28 @@ def test_strong_beats_three_random_arrangers():
             e.apply_for(s, bots[s]("arrange", e.request_for(s)["constraints"], e.observation(s)))
     totals = e.result()["totals"]
     assert totals[0] > 0 and totals[0] == max(totals)
+
+
+# Two straights, one of them A-2-3-4-5: which may go behind depends on the flag.
+TWO_STRAIGHTS = "AH 2S 3D 4C 5H 9S TD JC QH KS 7C 7D 2C"
+
+
+@pytest.mark.parametrize("name", ["random", "strong"])
+@pytest.mark.parametrize("wheel", ["lowest", "second_highest"])
+def test_house_bots_made_without_rules_never_foul_under_either_wheel(name, wheel):
+    bot = SPEC.house_bots[name](random.Random(3))
+    for k in range(10):
+        e = ThirteenEngine({"deals": 1, "players": 2, "wheel": wheel, "foul_policy": "reject"}, random.Random(k))
+        e.start()
+        cards = TWO_STRAIGHTS.split() if k == 0 else e.observation(0)["cards"]
+        hand = tuple(CARD_INDEX[c] for c in cards)
+        action = bot("arrange", {"front": 3, "middle": 5, "back": 5}, {"cards": cards})
+        check_arrangement(action, hand, wheel, reject_fouls=True)
+
+
+@pytest.mark.parametrize("wheel", ["lowest", "second_highest"])
+def test_house_bots_given_the_rules_follow_the_wheel_flag(wheel):
+    bot = SPEC.house_bots["strong"](random.Random(3), {"wheel": wheel})
+    cards = TWO_STRAIGHTS.split()
+    action = bot("arrange", {}, {"cards": cards})
+    check_arrangement(action, tuple(CARD_INDEX[c] for c in cards), wheel, reject_fouls=True)
