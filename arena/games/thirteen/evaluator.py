@@ -207,13 +207,3 @@ def all_three_card_counts() -> Counter[Category]:
     for hand in combinations(CARD_KEY, 3):
         counts[eval3(hand) // CATEGORY_SCALE] += 1
     return Counter({Category(k): v for k, v in counts.items()})
-
-
-def all_five_card_counts(wheel: Wheel = "lowest") -> Counter[Category]:
-    """Category counts over all 2,598,960 five-card hands (exhaustive)."""
-    keys = CARD_KEY
-    eval5 = five_card_evaluator(wheel)
-    counts: Counter[int] = Counter()
-    for hand in combinations(keys, 5):
-        counts[eval5(hand) // CATEGORY_SCALE] += 1
-    return Counter({Category(k): v for k, v in counts.items()})

@@ -10,7 +10,6 @@ from arena.games.thirteen.evaluator import (
     CARD_KEY,
     RANK_KEYS,
     Category,
-    all_five_card_counts,
     all_three_card_counts,
     category_of,
     describe,
@@ -131,7 +130,24 @@ def test_rank_keys_give_distinct_sums_for_every_five_and_three_card_rank_multise
         assert max(sums.values()) == 1
 
 
-def test_exhaustive_five_card_counts():
+@pytest.fixture(scope="module")
+def every_five_card_hand():
+    """wheel -> Counter of strengths over all 2,598,960 five-card hands (one pass each)."""
+    out = {}
+    for wheel in ("lowest", "second_highest"):
+        eval5 = five_card_evaluator(wheel)
+        out[wheel] = Counter(eval5(hand) for hand in combinations(CARD_KEY, 5))
+    return out
+
+
+def by_category(strengths):
+    counts = Counter()
+    for v, n in strengths.items():
+        counts[category_of(v)] += n
+    return dict(counts)
+
+
+def test_exhaustive_five_card_counts(every_five_card_hand):
     """All 2,598,960 five-card hands, by category (the textbook counts)."""
     expected = {
         Category.STRAIGHT_FLUSH: 40,
@@ -144,24 +160,21 @@ def test_exhaustive_five_card_counts():
         Category.PAIR: 1098240,
         Category.HIGH_CARD: 1302540,
     }
-    counts = all_five_card_counts("lowest")
-    assert dict(counts) == expected
-    assert sum(counts.values()) == 2_598_960
+    for wheel in ("lowest", "second_highest"):
+        assert by_category(every_five_card_hand[wheel]) == expected
+        assert sum(every_five_card_hand[wheel].values()) == 2_598_960
 
 
-def test_exhaustive_five_card_counts_with_the_wheel_second_highest():
-    counts = all_five_card_counts("second_highest")
-    assert counts[Category.STRAIGHT] == 10200 and counts[Category.STRAIGHT_FLUSH] == 40
-
-
-def test_exhaustive_five_card_distinct_strengths():
+def test_exhaustive_five_card_distinct_strengths(every_five_card_hand):
     """7,462 distinct classes of 5-card hands; the wheel flag moves, never merges them."""
     for wheel in ("lowest", "second_highest"):
-        eval5 = five_card_evaluator(wheel)
-        seen = set()
-        for hand in combinations(CARD_KEY, 5):
-            seen.add(eval5(hand))
-        assert len(seen) == 7462
+        assert len(every_five_card_hand[wheel]) == 7462
+
+
+def test_the_wheel_flag_moves_exactly_the_a_to_5_straights(every_five_card_hand):
+    low, high = every_five_card_hand["lowest"], every_five_card_hand["second_highest"]
+    moved = {v: n for v, n in low.items() if v not in high}
+    assert sorted(moved.values()) == [4, 1020]  # the wheel straight flushes and straights
 
 
 def test_exhaustive_three_card_counts():
