@@ -22,6 +22,18 @@ def new_salt() -> str:
     return secrets.token_hex(16)
 
 
+def deal_key(entry: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What names a deal in a ``commit`` event or a reveal entry: ``(round,
+    hand)`` in Muushig, ``(deal,)`` in a game that numbers its deals."""
+    if "round" in entry or "deal" not in entry:
+        return (entry["round"], entry["hand"])
+    return (entry["deal"],)
+
+
+def _deal_name(key: tuple[Any, ...]) -> str:
+    return f"round {key[0]} hand {key[1]}" if len(key) == 2 else f"deal {key[0]}"
+
+
 def verify_reveal(
     commits: Mapping[tuple[int, int], str],
     reveal: Sequence[Mapping[str, Any]],
@@ -30,7 +42,7 @@ def verify_reveal(
 ) -> list[str]:
     """Check a match's reveal against the commitments seen during it.
 
-    ``commits`` maps (round, hand) to the commitment received. Returns the
+    ``commits`` maps each deal's ``deal_key`` to the commitment received. Returns the
     problems found (an empty list means every deal checks out). A client that
     was disconnected for a while missed some commitments: it passes
     ``require_all=False`` so that decks it never saw committed are not
@@ -40,7 +52,7 @@ def verify_reveal(
     revealed: set[tuple[int, int]] = set()
     for entry in reveal:
         try:
-            key = (entry["round"], entry["hand"])
+            key = deal_key(entry)
             salt, deck = entry["salt"], entry["deck"]
             digest = commitment(salt, deck)
             hash(key)
@@ -51,9 +63,9 @@ def verify_reveal(
         expected = commits.get(key)
         if expected is None:
             if require_all:
-                problems.append(f"round {key[0]} hand {key[1]}: revealed but never committed")
+                problems.append(f"{_deal_name(key)}: revealed but never committed")
         elif expected != digest:
-            problems.append(f"round {key[0]} hand {key[1]}: deck does not match its commitment")
+            problems.append(f"{_deal_name(key)}: deck does not match its commitment")
     for key in sorted(set(commits) - revealed):
-        problems.append(f"round {key[0]} hand {key[1]}: committed but not revealed")
+        problems.append(f"{_deal_name(key)}: committed but not revealed")
     return problems

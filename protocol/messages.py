@@ -107,23 +107,32 @@ class _Fields:
 
 @dataclass(frozen=True, slots=True)
 class Hello:
-    """Bot → server, first message: ``protocol``, ``token``, optional ``name``."""
+    """Bot → server, first message: ``protocol``, ``token``, optional ``name``
+    and ``game`` (the game the bot wants to play; absent: the server's first)."""
 
     type: ClassVar[str] = "hello"
     protocol: int
     token: str
     name: str | None = None
+    game: str | None = None
 
     def to_wire(self) -> Wire:
         wire: Wire = {"type": "hello", "protocol": self.protocol, "token": self.token}
         if self.name is not None:
             wire["name"] = self.name
+        if self.game is not None:
+            wire["game"] = self.game
         return wire
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> "Hello":
         f = _Fields(data, "hello")
-        return cls(protocol=f.integer("protocol"), token=f.string("token"), name=f.string("name", optional=True))
+        return cls(
+            protocol=f.integer("protocol"),
+            token=f.string("token"),
+            name=f.string("name", optional=True),
+            game=f.string("game", optional=True),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +286,11 @@ class Event:
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """Server → bot: this seat must answer ``id`` within ``deadline_ms``."""
+    """Server → bot: this seat must answer ``id`` within ``deadline_ms``.
+
+    A request lists its ``legal`` answers, or, in a game whose answers are
+    too many to list (thirteen's arrangements), carries ``constraints``
+    instead and no ``legal`` field (``legal`` is then ``[]`` here)."""
 
     type: ClassVar[str] = "request"
     match: str
@@ -286,28 +299,36 @@ class Request:
     deadline_ms: int
     legal: list[Any]
     state: Wire
+    constraints: Wire | None = None
 
     def to_wire(self) -> Wire:
-        return {
+        wire: Wire = {
             "type": "request",
             "match": self.match,
             "id": self.id,
             "phase": self.phase,
             "deadline_ms": self.deadline_ms,
-            "legal": self.legal,
-            "state": self.state,
         }
+        if self.constraints is None:
+            wire["legal"] = self.legal
+        else:
+            wire["constraints"] = self.constraints
+        wire["state"] = self.state
+        return wire
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> "Request":
         f = _Fields(data, "request")
+        # optional=True would turn a missing field into {}: look for the key itself
+        constraints = f.mapping("constraints") if data.get("constraints") is not None else None
         return cls(
             match=f.string("match"),
             id=f.integer("id"),
             phase=f.string("phase"),
             deadline_ms=f.integer("deadline_ms", minimum=0),
-            legal=f.array("legal"),
+            legal=f.array("legal") if constraints is None else [],
             state=f.mapping("state"),
+            constraints=constraints,
         )
 
 

@@ -8,6 +8,7 @@ from arena.games.base import GameSpec
 
 _MODULES = {
     "muushig": "arena.games.muushig",
+    "thirteen": "arena.games.thirteen",
 }
 
 

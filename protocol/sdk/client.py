@@ -31,7 +31,7 @@ from typing import Any, Awaitable, Callable
 import structlog
 
 from protocol.codec import Encoding
-from protocol.deals import verify_reveal
+from protocol.deals import deal_key, verify_reveal
 from protocol.errors import ErrorCode, FrameError, MessageError, UnknownTypeError
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -160,6 +160,7 @@ class BotClient:
         safety_margin_s: float = 0.1,
         threaded: bool = True,
         handshake_timeout_s: float = 10.0,
+        game: str | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -178,6 +179,7 @@ class BotClient:
         self.safety_margin_s = safety_margin_s
         self.threaded = threaded
         self.handshake_timeout_s = handshake_timeout_s
+        self.game = game  # sent in hello: which game's tables to wait for
 
         self.matches: dict[str, MatchInfo] = {}
         self.finished: deque[MatchInfo] = deque(maxlen=_FINISHED_KEPT)
@@ -257,7 +259,7 @@ class BotClient:
         conn = Connection(reader, writer, self.encoding)
         self._conn = conn
         try:
-            hello = Hello(PROTOCOL_VERSION, self.token, self.name).to_wire()
+            hello = Hello(PROTOCOL_VERSION, self.token, self.name, self.game).to_wire()
             if self.max_matches is not None:
                 # The server then seats this connection at most this often,
                 # so leaving after the last one aborts nothing.
@@ -347,9 +349,9 @@ class BotClient:
             event = message.event
             if event.get("kind") == "commit":
                 try:
-                    info.commits[(event["round"], event["hand"])] = event["commitment"]
+                    info.commits[deal_key(event)] = event["commitment"]
                 except (KeyError, TypeError):
-                    log.warning("commit event without round/hand/commitment", match=message.match)
+                    log.warning("commit event without its deal label or commitment", match=message.match)
             await _call_hook(self.on_event, info, event)
         elif isinstance(message, MatchStart):
             info = self._info(message.match)
@@ -405,6 +407,9 @@ class BotClient:
 
     async def _answer(self, conn: Connection, info: MatchInfo, pending: PendingRequest) -> None:
         request = pending.request
+        if request.constraints is not None:
+            await self._answer_constrained(conn, info, pending)
+            return
         fallback = default_action(request.phase, request.legal)
         reason: FallbackReason | None = None
         answered: Any = None
@@ -443,6 +448,31 @@ class BotClient:
             )
         await self._send_action(conn, info, pending, action, fallback=mark)
 
+    async def _answer_constrained(self, conn: Connection, info: MatchInfo, pending: PendingRequest) -> None:
+        """A request with ``constraints`` instead of a legal list: the strategy
+        gets the constraints as its second argument and its answer goes out
+        unchecked (the server checks it). Without a usable answer nothing is
+        sent, and the server plays its default at the deadline."""
+        request = pending.request
+        try:
+            action = await call_strategy(
+                self.strategy,
+                request.phase,
+                request.constraints,  # type: ignore[arg-type]
+                request.state,
+                timeout=self._budget(request.deadline_ms),
+                executor=self._executor,
+            )
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            log.warning("strategy overran its time; the server will play its default", match=info.match, id=request.id)
+            return
+        except Exception:
+            log.exception("strategy raised; the server will play its default", match=info.match, id=request.id)
+            return
+        await self._send_action(conn, info, pending, action)
+
     async def _send_action(self, conn: Connection, info: MatchInfo, pending: PendingRequest, action: Any,
                            *, fallback: dict[str, str] | None = None) -> None:
         pending.tried.append(action)
@@ -459,6 +489,10 @@ class BotClient:
         pending = self._pending_for(message.id, self._error_match)
         if message.code == ErrorCode.ILLEGAL_ACTION and pending is not None:
             info, request = pending
+            if request.request.constraints is not None:
+                # Nothing to fall back on: the server plays its default at the deadline.
+                log.warning("server refused our action", match=info.match, id=message.id, reason=message.message)
+                return
             retry = self._next_try(request)
             log.warning("server refused our action", match=info.match, id=message.id, reason=message.message, retry=repr(retry)[:80])
             if retry is not _NOTHING and asyncio.get_running_loop().time() < request.expires:

@@ -97,7 +97,7 @@ async def call_strategy(
     """
     # The strategy gets its own copy of the legal list: shuffling or popping
     # it must not change what the SDK checks the answer against.
-    legal_copy = list(legal)
+    legal_copy: Any = dict(legal) if isinstance(legal, dict) else list(legal)
     # asyncio.timeout rather than wait_for: wait_for (Python 3.11) may swallow
     # a cancellation that coincides with the strategy finishing.
     async with asyncio.timeout(timeout):

@@ -79,6 +79,10 @@ def main() -> int:
         text = playthrough(rules, seed, chooser)
         golden_path(name).write_text(text, encoding="utf-8")
         sys.stdout.write(f"wrote {golden_path(name).name}: {text.count(chr(10))} lines\n")
+    from tests.games.thirteen.golden import write_all as write_thirteen
+
+    for file_name, n_lines in write_thirteen():
+        sys.stdout.write(f"wrote {file_name}: {n_lines} lines\n")
     return 0
 
 
