@@ -147,7 +147,7 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_bots)
     from arena.hosting.cli import add_bot_commands
 
-    add_bot_commands(bots_sub)
+    add_bot_commands(bots_sub, _add)
 
     check = _add(sub, "check-bot", help="run a bot through the compliance checks",
                  description="Start a bot against a scripted server and check every part "

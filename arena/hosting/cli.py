@@ -8,6 +8,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from arena.hosting.builder import build, submit
 from arena.hosting.errors import HostingError
@@ -16,8 +17,9 @@ from arena.hosting.service import hosting_root
 from arena.hosting.versions import VersionStore
 
 
-def add_bot_commands(bots_sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = bots_sub.add_parser("submit", help="upload a bot's code as a new version and build it",
+def add_bot_commands(bots_sub: argparse._SubParsersAction, add: Any) -> None:  # type: ignore[type-arg]
+    """``add(sub, name, **kwargs)`` is the CLI's subcommand maker (shared options)."""
+    p = add(bots_sub, "submit", help="upload a bot's code as a new version and build it",
                             description="Store a source file or an archive (.zip, .tar.gz) as "
                                         "the next version of NAME and build it in the sandbox.")
     p.add_argument("name", help="a registered bot")
@@ -27,13 +29,13 @@ def add_bot_commands(bots_sub: argparse._SubParsersAction) -> None:  # type: ign
     p.add_argument("--db", default="arena.db", help="the arena's store (default: %(default)s)")
     p.add_argument("--no-build", action="store_true", help="only store it; a server builds it")
     p.set_defaults(func=cmd_submit)
-    p = bots_sub.add_parser("versions", help="list a hosted bot's versions and build status")
-    p.add_argument("name")
+    p = add(bots_sub, "versions", help="list a hosted bot's versions and build status")
+    p.add_argument("name", help="a registered bot")
     p.add_argument("--db", default="arena.db", help="the arena's store (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_versions)
-    p = bots_sub.add_parser("build-log", help="print a version's build log")
-    p.add_argument("name")
+    p = add(bots_sub, "build-log", help="print a version's build log")
+    p.add_argument("name", help="a registered bot")
     p.add_argument("--version", type=int, default=None, help="default: the newest")
     p.add_argument("--db", default="arena.db", help="the arena's store (default: %(default)s)")
     p.set_defaults(func=cmd_build_log)
