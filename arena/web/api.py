@@ -120,8 +120,12 @@ async def matches(request: web.Request) -> web.Response:
 
 @routes.get("/api/matches/live")
 async def live_matches(request: web.Request) -> web.Response:
-    items = request.app[QUERIES].live_matches()
-    return web.json_response(page("matches", items, len(items), len(items), 0))
+    limit, offset = pagination(request)
+    # "events" in the hub's record is a count, not a list: say so in its name.
+    items = [{**{k: v for k, v in m.items() if k != "events"}, "events_count": m.get("events")}
+             for m in request.app[QUERIES].live_matches()]
+    return web.json_response(page("matches", items[offset:offset + limit], len(items),
+                                  limit, offset))
 
 
 @routes.get("/api/matches/{id}")

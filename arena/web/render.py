@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import http
 import string
 from functools import cache
 from importlib import resources
 from typing import Any
 from urllib.parse import quote, urlencode
+
+from arena.web.entrants import entrant_of, is_house_entrant
 
 Wire = dict[str, Any]
 
@@ -39,6 +42,18 @@ def layout(title: str, main: str, *, scripts: tuple[str, ...] = (),
                                              footer=footer)
 
 
+def error_page(status: int, message: str) -> str:
+    """An error as a page of the site: what happened and where to go on."""
+    try:
+        title = http.HTTPStatus(status).phrase.capitalize()
+    except ValueError:
+        title = f"Error {status}"
+    main = (f'<h1>{e(title)}</h1><p class="error-message">{e(message)}</p>'
+            f'<p><small>HTTP {status}</small> · <a href="/">Standings</a> · '
+            '<a href="/matches">All matches</a></p>')
+    return layout(title, main)
+
+
 def when(ts: float | None) -> str:
     if ts is None:
         return "—"
@@ -55,8 +70,25 @@ def num(value: Any, digits: int = 2) -> str:
     return e(value)
 
 
-def bot_link(name: str) -> str:
-    return f'<a href="/bots/{u(name)}">{e(name)}</a>'
+def bot_link(name: str, scope: str | None = None) -> str:
+    """A link to the page of the entrant ``name`` plays for (a house seat's
+    page is its strategy's), optionally within one scope."""
+    query = f"?scope={u(scope)}" if scope else ""
+    return f'<a href="/bots/{u(entrant_of(name))}{query}">{e(name)}</a>'
+
+
+def rating_text(ordinal: float | None, mu: float | None, sigma: float | None) -> str:
+    """One format everywhere: the conservative rating, then μ ± σ."""
+    if ordinal is None or mu is None or sigma is None:
+        return "—"
+    return f"{ordinal:.1f} ({mu:.1f} ± {sigma:.1f})"
+
+
+RANKING_NOTE = (
+    "Ranked by stars (★), then by the lower score sum. Rating: the conservative skill "
+    "estimate μ − 3σ (openskill Plackett–Luce over places), with μ ± σ in brackets; it "
+    "does not decide the rank. Latency: median time a bot took to answer, in "
+    "milliseconds.")
 
 
 def match_link(match_id: str, text: str | None = None) -> str:
@@ -78,45 +110,82 @@ _COLUMNS: list[tuple[str, str, str]] = [
     ("score_sum", "Score sum", "Sum of final round scores (lower is better)"),
     ("wins", "Wins", "Matches ranked first"),
     ("avg_place", "Avg place", "Average place"),
-    ("rating", "Rating", "Skill rating (mu ± sigma)"),
+    ("rating", "Rating", "Conservative rating μ − 3σ, then (μ ± σ); it does not rank"),
     ("timeouts", "Timeouts", "Decisions defaulted at the deadline"),
     ("illegal", "Illegal", "Illegal answers"),
     ("disconnects", "Drops", "Disconnections while seated"),
-    ("median_latency_ms", "Latency", "Median decision latency in ms"),
+    ("median_latency_ms", "Latency (ms)", "Median decision latency in milliseconds"),
 ]
+_SEPARATION = ("vs_next", "vs next", "Is the gap to the next bot significant yet?")
 
 
-def standings_table(rows: list[Wire], caption: str) -> str:
+def separation_text(vs_next: Wire | None) -> str:
+    """The ``vs_next`` figure of a standings row (the gap to the row below)."""
+    if not vs_next:
+        return ""
+    method = e(vs_next.get("method") or "test")
+    p = vs_next.get("p_value")
+    p_text = f"p = {p:.3g}" if isinstance(p, (int, float)) else "p unknown"
+    if vs_next.get("significant"):
+        return f'<span class="sig yes">separated</span> <small>({p_text}, {method})</small>'
+    more = vs_next.get("more_matches")
+    hint = (f"; about {int(more)} more matches would likely separate them"
+            if isinstance(more, (int, float)) else "")
+    return f'<span class="sig no">not yet</span> <small>({p_text}, {method}{hint})</small>'
+
+
+def standings_table(rows: list[Wire], caption: str, scope: str | None = None) -> str:
+    """The standings; bot links stay in ``scope``; a "vs next" column when
+    the rows carry ``vs_next``."""
     if not rows:
         return f'<p class="empty">No finished matches yet for {e(caption.lower())}.</p>'
+    columns = list(_COLUMNS)
+    if any(r.get("vs_next") for r in rows):
+        at = next(i for i, (key, _, _) in enumerate(columns) if key == "rating") + 1
+        columns.insert(at, _SEPARATION)
     head = "".join(f'<th scope="col" title="{e(t)}"><abbr title="{e(t)}">{e(h)}</abbr></th>'
-                   if h != t else f'<th scope="col">{e(h)}</th>' for _, h, t in _COLUMNS)
+                   if h != t else f'<th scope="col">{e(h)}</th>' for _, h, t in columns)
     body = []
     for r in rows:
         cells = []
-        for key, _, _ in _COLUMNS:
+        for key, _, _ in columns:
             if key == "bot":
-                cells.append(f'<th scope="row">{bot_link(str(r.get("bot")))}</th>')
+                cells.append(f'<th scope="row">{bot_link(str(r.get("bot")), scope)}</th>')
+            elif key == "vs_next":
+                cls = "sep" if not r.get("vs_next") else \
+                    f'sep {"yes" if r["vs_next"].get("significant") else "no"}'
+                cells.append(f'<td class="{cls}">{separation_text(r.get("vs_next"))}</td>')
             elif key == "stars_per_match":
                 lo, hi = r.get("stars_ci_low"), r.get("stars_ci_high")
                 ci = f' <small>[{num(lo)}, {num(hi)}]</small>' if lo is not None else ""
                 cells.append(f'<td class="n">{num(r.get(key))}{ci}</td>')
             elif key == "rating":
-                cells.append(f'<td class="n">{num(r.get("rating_mu"), 1)} ± '
-                             f'{num(r.get("rating_sigma"), 1)}</td>')
+                text = rating_text(r.get("rating"), r.get("rating_mu"), r.get("rating_sigma"))
+                cells.append(f'<td class="n">{e(text)}</td>')
             elif key == "median_latency_ms":
                 cells.append(f'<td class="n">{num(r.get(key), 1)}</td>')
             else:
                 cells.append(f'<td class="n">{num(r.get(key))}</td>')
         body.append(f'<tr data-bot="{e(r.get("bot"))}">{"".join(cells)}</tr>')
     return (f'<table class="standings"><caption>{e(caption)}</caption>'
-            f'<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
+            f'<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+            f'<p class="legend-note">{e(RANKING_NOTE)}{_house_note(rows)}</p>')
+
+
+def _house_note(rows: list[Wire]) -> str:
+    house = [str(r.get("bot")) for r in rows if is_house_entrant(str(r.get("bot")))]
+    if not house:
+        return ""
+    return e(f" {', '.join(house)}: the arena's own bots that fill empty seats, one entrant "
+             "per strategy, counted once per seat they held (a match with three house seats "
+             "counts three times).")
 
 
 # -- matches -------------------------------------------------------------------
-def matches_table(matches: list[Wire], caption: str) -> str:
+def matches_table(matches: list[Wire], caption: str,
+                  empty: str = "No match has been played yet.") -> str:
     if not matches:
-        return f'<p class="empty">No matches for {e(caption.lower())}.</p>'
+        return f'<p class="empty">{e(empty)}</p>'
     rows = []
     for m in matches:
         result = m.get("result") or {}
