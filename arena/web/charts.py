@@ -73,7 +73,7 @@ def line_chart(title: str, series: list[Series], *, x_label: str, y_label: str,
         return pad_t + (height - pad_t - pad_b) * (1 - (y - y_lo) / (y_hi - y_lo))
 
     parts = []
-    for v in _ticks(y_lo, y_hi):
+    for v in _ticks(y_lo, y_hi, 6):
         parts.append(f'<line class="grid" x1="{pad_l}" x2="{width - pad_r}" y1="{py(v):.1f}" '
                      f'y2="{py(v):.1f}"/><text x="{pad_l - 6}" y="{py(v) + 4:.1f}" '
                      f'text-anchor="end">{v:g}</text>')

@@ -6,11 +6,12 @@ scripts in ``static/`` add live updates over SSE and the replay viewer.
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from aiohttp import web
 
-from arena.storage.base import MatchStatus
+from arena.storage.base import MatchRecord, MatchStatus
 from arena.web import docs
 from arena.web.entrants import entrant_of, is_house_entrant
 from arena.web.errors import ApiError, check_name, int_param
@@ -240,9 +241,11 @@ async def bot(request: web.Request) -> web.Response:
     stats = q.bot_stats(name, scope, 20)
     b, s = stats["bot"], stats["standing"] or {}
     latency, faults = stats["latency"], stats["faults"]
+    by_id = {m.id: m for m in q.scope_matches(scope)}
     recent = "".join(
         f'<tr><th scope="row">{match_link(r["match"])}</th><td class="n">{num(r["place"])}</td>'
         f'<td class="n">{num(r["stars"])}</td><td class="n">{num(r["sum"])}</td>'
+        f'{_seat_figures(by_id.get(r["match"]), b["name"])}'
         f'<td>{tournament_link(r["tournament_id"]) if r["tournament_id"] else "ladder"}</td>'
         f'<td>{when(r["finished_at"])}</td></tr>' for r in stats["recent"])
     history_rows = "".join(
@@ -311,11 +314,28 @@ def _house_note(request: web.Request, name: str, scope: str) -> str:
             "entrant, once per seat")
 
 
+def _seat_figures(m: MatchRecord | None, name: str) -> str:
+    """Faults and median latency of ``name``'s seats in one match, as cells."""
+    seats = [i for i, who in enumerate(m.players) if who == name] if m else []
+    faults = [m.faults[i] for i in seats if m and m.faults and i < len(m.faults)]
+    samples = [v for i in seats if m and m.latency_ms and i < len(m.latency_ms)
+               for v in m.latency_ms[i]]
+    counts = [(sum(f.timeouts for f in faults), "timeout", "timeouts"),
+              (sum(f.illegal for f in faults), "illegal", "illegal"),
+              (sum(f.disconnects for f in faults), "drop", "drops")]
+    text = ", ".join(f"{n} {one if n == 1 else many}" for n, one, many in counts if n)
+    if any(f.autopilot for f in faults):
+        text = (text + ", " if text else "") + "autopilot"
+    median = statistics.median(samples) if samples else None
+    return f'<td>{e(text or "—")}</td><td class="n">{num(median, 1)}</td>'
+
+
 def _recent_table(rows: str) -> str:
     if not rows:
         return '<p class="empty">No finished matches in this scope.</p>'
     return ('<table class="recent"><thead><tr><th scope="col">Match</th>'
             '<th scope="col">Place</th><th scope="col">★</th><th scope="col">Score sum</th>'
+            '<th scope="col">Faults</th><th scope="col">Median latency (ms)</th>'
             '<th scope="col">Where</th><th scope="col">Finished</th></tr></thead>'
             f'<tbody>{rows}</tbody></table>')
 

@@ -40,6 +40,7 @@ MAX_SCOPE_MATCHES = 200_000  # standings beyond this would need a summary table
 MAX_LATENCY_MATCHES = 100  # recent matches read in full for latency figures
 CACHE_SCOPES = 32
 ALL = "all"
+FIRST_SEEN = "\0first-seen"  # cache key beside the scopes' (no scope has this name)
 
 
 # -- wire forms -------------------------------------------------------------
@@ -313,7 +314,16 @@ class Queries:
     def _first_seen(self) -> dict[str, float]:
         live = [(entrants.entrant_of(p), m.get("started_at") or 0.0)
                 for m in self.live_matches() for p in m.get("players") or []]
-        first = dict(self.scope_series(ALL)["first_seen"])
+        matches = self.scope_matches(ALL)
+        cached = self._series.get(FIRST_SEEN)
+        if cached is None or cached[0] is not matches:
+            seen: dict[str, float] = {}
+            for m in matches:
+                for p in m.players:
+                    seen[p] = min(seen.get(p, m.started_at), m.started_at)
+            cached = (matches, seen)
+            self._series[FIRST_SEEN] = cached
+        first = dict(cached[1])
         for name, at in live:
             first[name] = min(first.get(name, at), at)
         return first

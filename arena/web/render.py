@@ -15,6 +15,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from arena.web.charts import Series, line_chart
 from arena.web.entrants import entrant_of, is_house_entrant
 
 Wire = dict[str, Any]
@@ -238,7 +239,7 @@ def live_list(live: list[Wire]) -> str:
         return '<p class="empty">No match is being played right now.</p>'
     items = []
     for m in live:
-        players = ", ".join(e(p) for p in m.get("players") or [])
+        players = ", ".join(bot_link(p) for p in m.get("players") or [])
         items.append(f'<li>{match_link(m["id"])} <span class="status running">live</span> '
                      f'<small>{players}</small></li>')
     return f'<ul class="live">{"".join(items)}</ul>'
@@ -249,41 +250,15 @@ def rating_chart(history: list[Wire], bot: str, width: int = 640, height: int = 
     """Inline SVG: mu over the bot's matches with a mu ± sigma band."""
     if not history:
         return '<p class="empty">No rated matches yet.</p>'
-    pad_l, pad_r, pad_t, pad_b = 44, 12, 12, 28
     mus = [float(h["mu"]) for h in history]
-    sig = [float(h["sigma"]) for h in history]
-    lo = min(m - s for m, s in zip(mus, sig))
-    hi = max(m + s for m, s in zip(mus, sig))
-    if hi - lo < 1e-9:
-        lo, hi = lo - 1, hi + 1
-    n = len(history)
-
-    def x(i: int) -> float:
-        return pad_l + (width - pad_l - pad_r) * (i / (n - 1) if n > 1 else 0.5)
-
-    def y(v: float) -> float:
-        return pad_t + (height - pad_t - pad_b) * (1 - (v - lo) / (hi - lo))
-
-    line = " ".join(f"{x(i):.1f},{y(m):.1f}" for i, m in enumerate(mus))
-    upper = [f"{x(i):.1f},{y(m + s):.1f}" for i, (m, s) in enumerate(zip(mus, sig))]
-    lower = [f"{x(i):.1f},{y(m - s):.1f}" for i, (m, s) in reversed(list(enumerate(zip(mus, sig))))]
-    ticks = []
-    for k in range(5):
-        v = lo + (hi - lo) * k / 4
-        ticks.append(f'<line class="grid" x1="{pad_l}" x2="{width - pad_r}" y1="{y(v):.1f}" '
-                     f'y2="{y(v):.1f}"/><text x="{pad_l - 6}" y="{y(v) + 4:.1f}" '
-                     f'text-anchor="end">{v:.1f}</text>')
-    dots = "".join(f'<circle cx="{x(i):.1f}" cy="{y(m):.1f}" r="2.5"><title>'
-                   f'{e(h["match"])}: {m:.2f} ± {s:.2f}</title></circle>'
-                   for i, (h, m, s) in enumerate(zip(history, mus, sig)))
-    desc = (f"Rating of {bot} over {n} matches: from {mus[0]:.1f} to {mus[-1]:.1f}, "
-            f"lowest {min(mus):.1f}, highest {max(mus):.1f}.")
-    return (
-        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">'
-        f'<title id="chart-title">Rating history of {e(bot)}</title>'
-        f'<desc id="chart-desc">{e(desc)}</desc>{"".join(ticks)}'
-        f'<polygon class="band" points="{" ".join(upper + lower)}"/>'
-        f'<polyline class="line" points="{line}"/>{dots}'
-        f'<text x="{(width + pad_l) / 2:.0f}" y="{height - 6}" text-anchor="middle">'
-        f'matches (oldest → newest)</text></svg>')
+    sigmas = [float(h["sigma"]) for h in history]
+    xs = range(1, len(history) + 1)
+    line = Series(bot, list(zip(xs, mus)),
+                  band=[(x, m - s, m + s) for x, m, s in zip(xs, mus, sigmas)],
+                  marks=[(x, m, f"{h['match']}: {m:.2f} ± {s:.2f}")
+                         for x, h, m, s in zip(xs, history, mus, sigmas)],
+                  summary=f"Rating of {bot} over {len(history)} matches: from {mus[0]:.1f} "
+                          f"to {mus[-1]:.1f}, lowest {min(mus):.1f}, highest {max(mus):.1f}.")
+    return line_chart(f"Rating history of {bot}", [line], ident="chart", width=width,
+                      height=height, x_label="its matches (oldest → newest)",
+                      y_label="rating μ (band: ± σ)")

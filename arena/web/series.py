@@ -32,14 +32,13 @@ def thin(points: list[Any], limit: int = MAX_POINTS) -> list[Any]:
 
 def scope_series(matches: list[MatchRecord]) -> Wire:
     """``{"matches": n, "stars": {bot: [(x, stars_per_match, played)]},
-    "ratings": {bot: [(x, mu, sigma)]}, "first_seen": {bot: started_at}}``
+    "ratings": {bot: [(x, mu, sigma)]}}``
     where ``x`` is the match's number (1-based) in finishing order."""
     model = PlackettLuce()
     ratings: dict[str, Any] = {}
     totals: dict[str, list[int]] = {}  # bot -> [stars, seats]
     stars: dict[str, list[tuple[int, float, int]]] = {}
     rating_points: dict[str, list[tuple[int, float, float]]] = {}
-    first_seen: dict[str, float] = {}
     done = counted(matches)
     for x, match in enumerate(done, start=1):
         result = match.result or {}
@@ -48,7 +47,6 @@ def scope_series(matches: list[MatchRecord]) -> Wire:
             tally = totals.setdefault(bot, [0, 0])
             tally[0] += won[seat] if seat < len(won) else 0
             tally[1] += 1
-            first_seen[bot] = min(first_seen.get(bot, match.started_at), match.started_at)
         _rate(model, ratings, match)
         for bot in dict.fromkeys(match.players):
             s, n = totals[bot]
@@ -57,8 +55,7 @@ def scope_series(matches: list[MatchRecord]) -> Wire:
             rating_points.setdefault(bot, []).append((x, r.mu, r.sigma))
     return {"matches": len(done),
             "stars": {b: thin(p) for b, p in stars.items()},
-            "ratings": {b: thin(p) for b, p in rating_points.items()},
-            "first_seen": first_seen}
+            "ratings": {b: thin(p) for b, p in rating_points.items()}}
 
 
 def bot_stars(matches: list[MatchRecord], bot: str) -> list[tuple[str, int, float]]:

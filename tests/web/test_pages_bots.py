@@ -136,3 +136,13 @@ async def test_the_match_list_of_a_house_entrant(client: TestClient, store: Sqli
     play_unregistered(store, make_match("lobby1", players=LOBBY), finished_at=time.time())
     html = await html_of(client, "/matches?bot=house-heuristic")
     assert 'href="/matches/lobby1"' in html and "(1 in all)" in html
+
+
+async def test_each_match_of_a_bot_shows_its_faults_and_latency(client: TestClient,
+                                                                store: SqliteStore) -> None:
+    demo_tournament(store)
+    html = await html_of(client, "/bots/js-msgpack?scope=demo")
+    # demo-0 seats js-msgpack at seat 1: one timeout, latencies 4 and 10 ms.
+    row = re.search(r'<tr><th scope="row"><a href="/matches/demo-0">.*?</tr>', html).group(0)
+    assert "<td>1 timeout</td>" in row and '<td class="n">7.0</td>' in row
+    assert ">Median latency (ms)<" in html
