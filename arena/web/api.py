@@ -37,7 +37,7 @@ def _optional_name(request: web.Request, key: str, what: str) -> str | None:
 
 @routes.get("/api")
 async def index(request: web.Request) -> web.Response:
-    return web.json_response({"api": 1, "documentation": "API.md", "endpoints": sorted(
+    return web.json_response({"api": 1, "documentation": "/docs/api", "endpoints": sorted(
         {r.resource.canonical for r in request.app.router.routes()
          if r.resource is not None and r.resource.canonical.startswith("/api")})})
 

@@ -70,6 +70,18 @@ async def standings_partial(request: web.Request) -> web.Response:
     return _html(_standings_fragment(request, scope))
 
 
+def _charts_fragment(request: web.Request, tid: str) -> str:
+    q = request.app[QUERIES]
+    order = [r["bot"] for r in q.standings(tid)]
+    return scope_charts(q.scope_series(tid), order, "the tournament")
+
+
+@routes.get("/partials/charts")
+async def charts_partial(request: web.Request) -> web.Response:
+    tid = check_name(request.query.get("tournament"), "tournament id")
+    return _html(_charts_fragment(request, tid))
+
+
 @routes.get("/partials/live")
 async def live_partial(request: web.Request) -> web.Response:
     return _html(live_list(request.app[QUERIES].live_matches()))
@@ -138,8 +150,8 @@ async def tournament(request: web.Request) -> web.Response:
 <div id="standings" data-partial="/partials/standings?scope={u(tid)}">
 {standings_table(standings, "Standings of " + t["name"], tid)}</div></section>
 <section aria-labelledby="h-charts"><h2 id="h-charts">Over the tournament</h2>
-{scope_charts(q.scope_series(tid), [r["bot"] for r in standings], "the tournament")}
-</section>
+<div id="charts" data-partial="/partials/charts?tournament={u(tid)}">
+{_charts_fragment(request, tid)}</div></section>
 <section aria-labelledby="h-matches"><h2 id="h-matches">Matches</h2>
 <div id="matches" data-partial="/partials/matches?tournament={u(tid)}">
 {matches_table(matches, "Latest matches")}</div>

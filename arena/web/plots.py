@@ -9,6 +9,7 @@ from arena.web.charts import Series, legend, line_chart
 from arena.web.series import bot_stars
 
 Wire = dict[str, Any]
+MAX_DOTS = 30  # points per line drawn as dots too; longer lines are lines only
 
 
 def _ordered(by_bot: dict[str, Any], order: list[str]) -> list[str]:
@@ -21,16 +22,21 @@ def scope_charts(data: Wire, order: list[str], what: str) -> str:
     """Stars per match and rating (with a μ ± σ band) of every bot of a
     scope, over its matches; ``what`` names the scope ("the tournament")."""
     bots = _ordered(data["stars"], order)
-    stars = [Series(b, [(x, y) for x, y, _ in data["stars"][b]],
-                    summary=f"{b}: {data['stars'][b][-1][1]:.2f} after "
-                            f"{data['stars'][b][-1][2]} matches.") for b in bots]
-    ratings = []
+    stars, ratings = [], []
     for b in bots:
+        points = data["stars"][b]
+        dots = len(points) <= MAX_DOTS  # a short line (one match) still shows
+        stars.append(Series(
+            b, [(x, y) for x, y, _ in points],
+            marks=[(x, y, f"{b}: {y:.2f} after {n}") for x, y, n in points] if dots else [],
+            summary=f"{b}: {points[-1][1]:.2f} after {points[-1][2]} matches."))
         points = data["ratings"][b]
         mu, sigma = points[-1][1], points[-1][2]
-        ratings.append(Series(b, [(x, m) for x, m, _ in points],
-                              band=[(x, m - s, m + s) for x, m, s in points],
-                              summary=f"{b}: {mu:.1f} ± {sigma:.1f}."))
+        ratings.append(Series(
+            b, [(x, m) for x, m, _ in points],
+            band=[(x, m - s, m + s) for x, m, s in points],
+            marks=[(x, m, f"{b}: {m:.1f} ± {s:.1f}") for x, m, s in points] if dots else [],
+            summary=f"{b}: {mu:.1f} ± {sigma:.1f}."))
     top = max((y for s in stars for _, y in s.points), default=1.0)
     stars_svg = line_chart(
         f"Stars per match over {what}", stars, ident="stars-all",

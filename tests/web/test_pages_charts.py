@@ -51,3 +51,12 @@ def test_a_chart_is_accessible_and_escapes_names() -> None:
     assert "a&lt;b" in svg and "a<b" not in svg
     assert "<desc" in svg
     assert "No data" in line_chart("Empty", [], x_label="x", y_label="y")
+
+
+async def test_the_tournament_charts_have_a_fragment_for_live_updates(
+        client: TestClient, store: SqliteStore) -> None:
+    demo_tournament(store, matches=2)
+    html = await html_of(client, "/partials/charts?tournament=demo")
+    assert html.count('<svg class="chart"') == 2
+    assert (await client.get("/partials/charts")).status == 400
+    assert (await client.get("/partials/charts?tournament=nope")).status == 404

@@ -84,3 +84,9 @@ async def test_error_pages_are_styled_and_say_what_happened(client: TestClient) 
 async def test_rendered_headings_can_be_linked(client: TestClient) -> None:
     html = await html_of(client, "/protocol")
     assert '<h2 id="1-framing">1. Framing</h2>' in html
+
+
+async def test_the_api_index_points_to_its_rendered_documentation(client: TestClient) -> None:
+    body = await (await client.get("/api")).json()
+    assert body["documentation"] == "/docs/api"
+    assert (await client.get(body["documentation"])).status == 200
