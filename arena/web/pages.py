@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import statistics
 from typing import Any
+from urllib.parse import urlencode
 
 from aiohttp import web
 
@@ -243,7 +244,7 @@ async def match(request: web.Request) -> web.Response:
 async def bot(request: web.Request) -> web.Response:
     name = request.match_info["name"]
     q = request.app[QUERIES]
-    if entrant_of(name) != name and q.store.get_bot(name) is None:
+    if entrant_of(name) != name and q.registered_bot(name) is None:
         # A numbered house seat: its page is its strategy's entrant.
         raise web.HTTPFound(f"/bots/{u(entrant_of(name))}"
                             + (f"?{request.query_string}" if request.query_string else ""))
@@ -267,7 +268,7 @@ async def bot(request: web.Request) -> web.Response:
 <h1>Bot {e(b["name"])}</h1>
 {_scope_nav(request, b["name"], scope)}
 <dl class="facts"><dt>Kind</dt><dd>{e(b["kind"])}{_house_note(request, b["name"], scope)}</dd>
-<dt>{"Registered" if q.store.get_bot(b["name"]) else "First seen"}</dt>
+<dt>{"Registered" if q.registered_bot(b["name"]) else "First seen"}</dt>
 <dd>{when(b["created_at"])}</dd>
 {"<dt>Status</dt><dd>removed</dd>" if b["removed"] else ""}
 <dt>Rank</dt><dd>{num(s.get("rank"))}</dd><dt>Matches</dt><dd>{stats["matches"]}</dd>
@@ -276,7 +277,7 @@ async def bot(request: web.Request) -> web.Response:
 <small>(μ − 3σ, then μ ± σ)</small></dd>
 <dt>Faults</dt><dd>{faults["timeouts"]} timeouts, {faults["illegal"]} illegal,
 {faults["disconnects"]} disconnects, {faults["autopilot_matches"]} matches on autopilot</dd>
-<dt>Latency</dt><dd>{_latency_text(latency, stats["latency_matches"])}</dd></dl>
+<dt>Latency</dt><dd>{_latency_text(latency, stats["latency_matches"], b["kind"])}</dd></dl>
 <div class="charts">
 <section aria-labelledby="h-stars"><h2 id="h-stars">Stars per match</h2>
 {bot_stars_chart(q.scope_matches(scope), b["name"])}
@@ -291,13 +292,20 @@ async def bot(request: web.Request) -> web.Response:
 </tr></thead><tbody>{history_rows}</tbody></table></details>
 <section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>
 {_recent_table(recent)}
-<p><a href="/matches?bot={u(b["name"])}">All matches of {e(b["name"])}</a></p></section>"""
+<p>{_all_matches_link(b["name"], scope)}</p></section>"""
     return _html(layout(f"Bot {b['name']}", main))
 
 
-def _latency_text(latency: dict, matches: int) -> str:
+def _all_matches_link(name: str, scope: str) -> str:
+    params = {"bot": name} if scope in (LADDER, ALL) else {"bot": name, "tournament": scope}
+    where = "" if scope in (LADDER, ALL) else " in this tournament"
+    return f'<a href="/matches?{e(urlencode(params))}">All matches of {e(name)}{where}</a>'
+
+
+def _latency_text(latency: dict, matches: int, kind: str) -> str:
     if not latency["decisions"]:
-        return "no timed decisions (house bots answer inside the server)"
+        return "no timed decisions" + (" (house bots answer inside the server)"
+                                       if kind == "house" else "")
     return (f'median {num(latency["median_ms"], 1)} ms, 90% under '
             f'{num(latency["p90_ms"], 1)} ms, max {num(latency["max_ms"], 1)} ms over '
             f'{latency["decisions"]} decisions (last {matches} matches)')

@@ -283,6 +283,10 @@ class Queries:
         return self.hub.live_matches()
 
     # -- entrants: every name a match shows has a page ------------------------------
+    def registered_bot(self, name: str) -> BotRecord | None:
+        """The bots table's row of ``name``, if it has one."""
+        return self.store.get_bot(name)
+
     def entrant_bot(self, name: str) -> BotRecord:
         """The bots table's row, or one derived from the matches ``name``
         played (tournament entrants, open-mode and house bots have no row)."""
