@@ -69,7 +69,7 @@ def require_bot_or_admin(request: web.Request, bot: BotRecord) -> None:
     """The request carries ``bot``'s current token, or the admin token."""
     token = _bearer(request)
     if token is None:
-        raise ApiError(401, f"send bot {bot.name!r}'s token as 'Authorization: Bearer "
+        raise ApiError(401, f"send the token of bot {bot.name!r} as 'Authorization: Bearer "
                             "<token>'", headers=_CHALLENGE)
     if _is_admin(request, token):
         return
@@ -143,7 +143,9 @@ async def remove(request: web.Request) -> web.Response:
     require_admin(request)
     name = request.match_info["name"]
     store = request.app[STORE]
-    store.remove_bot(name)  # NotFoundError -> 404
+    if request.app[QUERIES].get_bot(name).removed:  # NotFoundError -> 404
+        raise ApiError(410, f"bot {name!r} was removed already")
+    store.remove_bot(name)
     log.info("bot_removed", bot=name)
     return web.json_response({"bot": bot_wire(request.app[QUERIES].get_bot(name))})
 

@@ -37,7 +37,7 @@ def _optional_name(request: web.Request, key: str, what: str) -> str | None:
 
 @routes.get("/api")
 async def index(request: web.Request) -> web.Response:
-    return web.json_response({"api": 1, "documentation": "API.md", "endpoints": sorted(
+    return web.json_response({"api": 1, "documentation": "/docs/api", "endpoints": sorted(
         {r.resource.canonical for r in request.app.router.routes()
          if r.resource is not None and r.resource.canonical.startswith("/api")})})
 
@@ -120,8 +120,12 @@ async def matches(request: web.Request) -> web.Response:
 
 @routes.get("/api/matches/live")
 async def live_matches(request: web.Request) -> web.Response:
-    items = request.app[QUERIES].live_matches()
-    return web.json_response(page("matches", items, len(items), len(items), 0))
+    limit, offset = pagination(request)
+    # "events" in the hub's record is a count, not a list: say so in its name.
+    items = [{**{k: v for k, v in m.items() if k != "events"}, "events_count": m.get("events")}
+             for m in request.app[QUERIES].live_matches()]
+    return web.json_response(page("matches", items[offset:offset + limit], len(items),
+                                  limit, offset))
 
 
 @routes.get("/api/matches/{id}")

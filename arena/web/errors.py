@@ -8,7 +8,6 @@ client).
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -17,6 +16,7 @@ import structlog
 from aiohttp import web
 
 from arena.storage.base import AlreadyExistsError, NotFoundError
+from arena.web.render import error_page
 
 log = structlog.get_logger(__name__)
 
@@ -44,10 +44,8 @@ def json_error(status: int, message: str, headers: dict[str, str] | None = None
 
 
 def _html_error(status: int, message: str) -> web.Response:
-    text = html.escape(message)
-    body = (f"<!doctype html><html lang=en><meta charset=utf-8><title>{status}</title>"
-            f"<main><h1>{status}</h1><p>{text}</p><p><a href=\"/\">Standings</a></p></main>")
-    return web.Response(text=body, status=status, content_type="text/html")
+    return web.Response(text=error_page(status, message), status=status,
+                        content_type="text/html")
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]

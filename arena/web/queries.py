@@ -30,6 +30,7 @@ from arena.storage.base import (
     TournamentStatus,
 )
 from arena.tournament.standings import compute_standings, rating_history
+from arena.web import entrants, series
 from arena.web.live import LADDER, LiveHub
 
 Wire = dict[str, Any]
@@ -39,6 +40,7 @@ MAX_SCOPE_MATCHES = 200_000  # standings beyond this would need a summary table
 MAX_LATENCY_MATCHES = 100  # recent matches read in full for latency figures
 CACHE_SCOPES = 32
 ALL = "all"
+FIRST_SEEN = "\0first-seen"  # cache key beside the scopes' (no scope has this name)
 
 
 # -- wire forms -------------------------------------------------------------
@@ -86,6 +88,7 @@ class Queries:
         # scope -> (freshness key, matches oldest first, standings rows)
         self._cache: collections.OrderedDict[str, tuple[int, list[MatchRecord], list[Wire]]]
         self._cache = collections.OrderedDict()
+        self._series: dict[str, tuple[list[MatchRecord], Wire]] = {}
 
     # -- bots ---------------------------------------------------------------
     def get_bot(self, name: str) -> BotRecord:
@@ -95,13 +98,15 @@ class Queries:
         return bot
 
     def list_bots(self, limit: int, offset: int) -> tuple[list[Wire], int]:
-        bots = sorted(self.store.list_bots(), key=lambda b: b.name.lower())
+        bots = sorted(self.all_bots(), key=lambda b: b.name.lower())
         return [bot_wire(b) for b in bots[offset:offset + limit]], len(bots)
 
     # -- matches --------------------------------------------------------------
     def list_matches(self, *, bot: str | None, tournament_id: str | None,
                      status: MatchStatus | None, limit: int,
                      offset: int) -> tuple[list[Wire], int]:
+        if bot is not None and entrants.is_house_entrant(bot):
+            return self._house_matches(bot, tournament_id, status, limit, offset)
         records = self.store.list_matches(bot=bot, tournament_id=tournament_id,
                                           status=status, limit=limit, offset=offset)
         total = self.store.count_matches(bot=bot, tournament_id=tournament_id, status=status)
@@ -199,6 +204,7 @@ class Queries:
         matches = self._finished(tournament_id)
         if scope == LADDER:
             matches = [m for m in matches if m.tournament_id is None]
+        matches = [entrants.as_entrants(m) for m in matches]  # one house entrant per strategy
         rows = [row.to_dict() for row in compute_standings(matches)]
         self._cache[scope] = (key, matches, rows)
         while len(self._cache) > CACHE_SCOPES:
@@ -222,7 +228,7 @@ class Queries:
 
     # -- one bot --------------------------------------------------------------------
     def bot_stats(self, name: str, scope: str, recent: int) -> Wire:
-        bot = self.get_bot(name)
+        bot = self.entrant_bot(name)
         matches, rows = self._scope(scope)
         standing = next((r for r in rows if r.get("bot") == name), None)
         history = [{"match": mid, "finished_at": at, "mu": mu, "sigma": sigma}
@@ -234,7 +240,8 @@ class Queries:
         for m in own[-MAX_LATENCY_MATCHES:]:
             full = self.get_match(m.id)
             for seat, who in enumerate(full.players if full else ()):
-                if who == name and full.latency_ms and seat < len(full.latency_ms):
+                if entrants.entrant_of(who) == name and full.latency_ms \
+                        and seat < len(full.latency_ms):
                     latencies.extend(full.latency_ms[seat])
         return {
             "bot": bot_wire(bot), "scope": scope, "standing": standing,
@@ -274,6 +281,100 @@ class Queries:
     # -- live ---------------------------------------------------------------------
     def live_matches(self) -> list[Wire]:
         return self.hub.live_matches()
+
+    # -- entrants: every name a match shows has a page ------------------------------
+    def registered_bot(self, name: str) -> BotRecord | None:
+        """The bots table's row of ``name``, if it has one."""
+        return self.store.get_bot(name)
+
+    def entrant_bot(self, name: str) -> BotRecord:
+        """The bots table's row, or one derived from the matches ``name``
+        played (tournament entrants, open-mode and house bots have no row)."""
+        bot = self.store.get_bot(name)
+        if bot is not None:
+            return bot
+        entrant = entrants.entrant_of(name)
+        if entrant != name:
+            raise NotFoundError(f"{name!r} is a seat of the house entrant {entrant!r}")
+        local = entrants.local_entrants(self.store.list_tournaments())
+        first = self._first_seen().get(name)
+        total = 0 if first is not None or entrants.is_house_entrant(name) \
+            else self.store.count_matches(bot=name)
+        if total:  # only in running or aborted matches so far
+            first = self.store.list_matches(bot=name, limit=1, offset=total - 1)[0].started_at
+        if first is None:
+            raise NotFoundError(f"no bot named {name!r}")
+        return entrants.derived_bot(name, first_seen=first, local=local)
+
+    def all_bots(self) -> list[BotRecord]:
+        """Registered bots and every entrant of a finished or live match."""
+        bots = {b.name: b for b in self.store.list_bots()}
+        local = entrants.local_entrants(self.store.list_tournaments())
+        for name, first in self._first_seen().items():
+            if name not in bots:
+                bots[name] = entrants.derived_bot(name, first_seen=first, local=local)
+        return list(bots.values())
+
+    def _first_seen(self) -> dict[str, float]:
+        live = [(entrants.entrant_of(p), m.get("started_at") or 0.0)
+                for m in self.live_matches() for p in m.get("players") or []]
+        matches = self.scope_matches(ALL)
+        cached = self._series.get(FIRST_SEEN)
+        if cached is None or cached[0] is not matches:
+            seen: dict[str, float] = {}
+            for m in matches:
+                for p in m.players:
+                    seen[p] = min(seen.get(p, m.started_at), m.started_at)
+            cached = (matches, seen)
+            self._series[FIRST_SEEN] = cached
+        first = dict(cached[1])
+        for name, at in live:
+            first[name] = min(first.get(name, at), at)
+        return first
+
+    def house_seat_names(self, name: str, scope: str) -> list[str]:
+        """The numbered seat names a house entrant played under (recent matches)."""
+        own = [m for m in self.scope_matches(scope) if name in m.players]
+        raw = [r for r in (self.get_match(m.id) for m in own[-MAX_LATENCY_MATCHES:]) if r]
+        return entrants.house_seat_names(name, raw)
+
+    def bot_tournaments(self, name: str) -> list[tuple[str, str]]:
+        """``(id, name)`` of the tournaments ``name`` has a finished match in."""
+        ids: dict[str, None] = {}
+        for m in self.scope_matches(ALL):
+            if m.tournament_id is not None and name in m.players:
+                ids.setdefault(m.tournament_id)
+        out = []
+        for tid in ids:
+            try:
+                out.append((tid, self.store.get_tournament(tid).name))
+            except NotFoundError:  # kept by another node's store
+                out.append((tid, tid))
+        return out
+
+    def _house_matches(self, name: str, tournament_id: str | None,
+                       status: MatchStatus | None, limit: int,
+                       offset: int) -> tuple[list[Wire], int]:
+        # A house entrant is several seat names: its matches come from the
+        # finished matches the standings read (house seats never abort a match).
+        if status not in (None, MatchStatus.FINISHED):
+            return [], 0
+        own = [m for m in reversed(self.scope_matches(ALL)) if name in m.players
+               and (tournament_id is None or m.tournament_id == tournament_id)]
+        shown = [self.get_match(m.id) for m in own[offset:offset + limit]]
+        return [match_wire(m) for m in shown if m is not None], len(own)
+
+    def scope_series(self, scope: str) -> Wire:
+        """Per entrant, stars per match and rating after each of its matches
+        in ``scope`` (for the charts), recomputed when the scope changes."""
+        matches = self.scope_matches(scope)
+        cached = self._series.get(scope)
+        if cached is None or cached[0] is not matches:
+            cached = (matches, series.scope_series(matches))
+            self._series[scope] = cached
+            while len(self._series) > CACHE_SCOPES:
+                self._series.pop(next(iter(self._series)))
+        return cached[1]
 
 
 def _fault_fields(data: Wire) -> Wire:

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import http
 import string
 from functools import cache
 from importlib import resources
 from typing import Any
 from urllib.parse import quote, urlencode
+
+from arena.web.charts import Series, line_chart
+from arena.web.entrants import entrant_of, is_house_entrant
 
 Wire = dict[str, Any]
 
@@ -39,6 +43,18 @@ def layout(title: str, main: str, *, scripts: tuple[str, ...] = (),
                                              footer=footer)
 
 
+def error_page(status: int, message: str) -> str:
+    """An error as a page of the site: what happened and where to go on."""
+    try:
+        title = http.HTTPStatus(status).phrase.capitalize()
+    except ValueError:
+        title = f"Error {status}"
+    main = (f'<h1>{e(title)}</h1><p class="error-message">{e(message)}</p>'
+            f'<p><small>HTTP {status}</small> · <a href="/">Standings</a> · '
+            '<a href="/matches">All matches</a></p>')
+    return layout(title, main)
+
+
 def when(ts: float | None) -> str:
     if ts is None:
         return "—"
@@ -55,8 +71,25 @@ def num(value: Any, digits: int = 2) -> str:
     return e(value)
 
 
-def bot_link(name: str) -> str:
-    return f'<a href="/bots/{u(name)}">{e(name)}</a>'
+def bot_link(name: str, scope: str | None = None) -> str:
+    """A link to the page of the entrant ``name`` plays for (a house seat's
+    page is its strategy's), optionally within one scope."""
+    query = f"?scope={u(scope)}" if scope else ""
+    return f'<a href="/bots/{u(entrant_of(name))}{query}">{e(name)}</a>'
+
+
+def rating_text(ordinal: float | None, mu: float | None, sigma: float | None) -> str:
+    """One format everywhere: the conservative rating, then μ ± σ."""
+    if ordinal is None or mu is None or sigma is None:
+        return "—"
+    return f"{ordinal:.1f} ({mu:.1f} ± {sigma:.1f})"
+
+
+RANKING_NOTE = (
+    "Ranked by stars (★), then by the lower score sum. Rating: the conservative skill "
+    "estimate μ − 3σ (openskill Plackett–Luce over places), with μ ± σ in brackets; it "
+    "does not decide the rank. Latency: median time a bot took to answer, in "
+    "milliseconds.")
 
 
 def match_link(match_id: str, text: str | None = None) -> str:
@@ -78,45 +111,82 @@ _COLUMNS: list[tuple[str, str, str]] = [
     ("score_sum", "Score sum", "Sum of final round scores (lower is better)"),
     ("wins", "Wins", "Matches ranked first"),
     ("avg_place", "Avg place", "Average place"),
-    ("rating", "Rating", "Skill rating (mu ± sigma)"),
+    ("rating", "Rating", "Conservative rating μ − 3σ, then (μ ± σ); it does not rank"),
     ("timeouts", "Timeouts", "Decisions defaulted at the deadline"),
     ("illegal", "Illegal", "Illegal answers"),
     ("disconnects", "Drops", "Disconnections while seated"),
-    ("median_latency_ms", "Latency", "Median decision latency in ms"),
+    ("median_latency_ms", "Latency (ms)", "Median decision latency in milliseconds"),
 ]
+_SEPARATION = ("vs_next", "vs next", "Is the gap to the next bot significant yet?")
 
 
-def standings_table(rows: list[Wire], caption: str) -> str:
+def separation_text(vs_next: Wire | None) -> str:
+    """The ``vs_next`` figure of a standings row (the gap to the row below)."""
+    if not vs_next:
+        return ""
+    method = e(vs_next.get("method") or "test")
+    p = vs_next.get("p_value")
+    p_text = f"p = {p:.3g}" if isinstance(p, (int, float)) else "p unknown"
+    if vs_next.get("significant"):
+        return f'<span class="sig yes">separated</span> <small>({p_text}, {method})</small>'
+    more = vs_next.get("more_matches")
+    hint = (f"; about {int(more)} more matches would likely separate them"
+            if isinstance(more, (int, float)) else "")
+    return f'<span class="sig no">not yet</span> <small>({p_text}, {method}{hint})</small>'
+
+
+def standings_table(rows: list[Wire], caption: str, scope: str | None = None) -> str:
+    """The standings; bot links stay in ``scope``; a "vs next" column when
+    the rows carry ``vs_next``."""
     if not rows:
         return f'<p class="empty">No finished matches yet for {e(caption.lower())}.</p>'
+    columns = list(_COLUMNS)
+    if any(r.get("vs_next") for r in rows):
+        at = next(i for i, (key, _, _) in enumerate(columns) if key == "rating") + 1
+        columns.insert(at, _SEPARATION)
     head = "".join(f'<th scope="col" title="{e(t)}"><abbr title="{e(t)}">{e(h)}</abbr></th>'
-                   if h != t else f'<th scope="col">{e(h)}</th>' for _, h, t in _COLUMNS)
+                   if h != t else f'<th scope="col">{e(h)}</th>' for _, h, t in columns)
     body = []
     for r in rows:
         cells = []
-        for key, _, _ in _COLUMNS:
+        for key, _, _ in columns:
             if key == "bot":
-                cells.append(f'<th scope="row">{bot_link(str(r.get("bot")))}</th>')
+                cells.append(f'<th scope="row">{bot_link(str(r.get("bot")), scope)}</th>')
+            elif key == "vs_next":
+                cls = "sep" if not r.get("vs_next") else \
+                    f'sep {"yes" if r["vs_next"].get("significant") else "no"}'
+                cells.append(f'<td class="{cls}">{separation_text(r.get("vs_next"))}</td>')
             elif key == "stars_per_match":
                 lo, hi = r.get("stars_ci_low"), r.get("stars_ci_high")
                 ci = f' <small>[{num(lo)}, {num(hi)}]</small>' if lo is not None else ""
                 cells.append(f'<td class="n">{num(r.get(key))}{ci}</td>')
             elif key == "rating":
-                cells.append(f'<td class="n">{num(r.get("rating_mu"), 1)} ± '
-                             f'{num(r.get("rating_sigma"), 1)}</td>')
+                text = rating_text(r.get("rating"), r.get("rating_mu"), r.get("rating_sigma"))
+                cells.append(f'<td class="n">{e(text)}</td>')
             elif key == "median_latency_ms":
                 cells.append(f'<td class="n">{num(r.get(key), 1)}</td>')
             else:
                 cells.append(f'<td class="n">{num(r.get(key))}</td>')
         body.append(f'<tr data-bot="{e(r.get("bot"))}">{"".join(cells)}</tr>')
     return (f'<table class="standings"><caption>{e(caption)}</caption>'
-            f'<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
+            f'<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+            f'<p class="legend-note">{e(RANKING_NOTE)}{_house_note(rows)}</p>')
+
+
+def _house_note(rows: list[Wire]) -> str:
+    house = [str(r.get("bot")) for r in rows if is_house_entrant(str(r.get("bot")))]
+    if not house:
+        return ""
+    return e(f" {', '.join(house)}: the arena's own bots that fill empty seats, one entrant "
+             "per strategy, counted once per seat they held (a match with three house seats "
+             "counts three times).")
 
 
 # -- matches -------------------------------------------------------------------
-def matches_table(matches: list[Wire], caption: str) -> str:
+def matches_table(matches: list[Wire], caption: str,
+                  empty: str = "No match has been played yet.") -> str:
     if not matches:
-        return f'<p class="empty">No matches for {e(caption.lower())}.</p>'
+        return f'<p class="empty">{e(empty)}</p>'
     rows = []
     for m in matches:
         result = m.get("result") or {}
@@ -169,7 +239,7 @@ def live_list(live: list[Wire]) -> str:
         return '<p class="empty">No match is being played right now.</p>'
     items = []
     for m in live:
-        players = ", ".join(e(p) for p in m.get("players") or [])
+        players = ", ".join(bot_link(p) for p in m.get("players") or [])
         items.append(f'<li>{match_link(m["id"])} <span class="status running">live</span> '
                      f'<small>{players}</small></li>')
     return f'<ul class="live">{"".join(items)}</ul>'
@@ -180,41 +250,15 @@ def rating_chart(history: list[Wire], bot: str, width: int = 640, height: int = 
     """Inline SVG: mu over the bot's matches with a mu ± sigma band."""
     if not history:
         return '<p class="empty">No rated matches yet.</p>'
-    pad_l, pad_r, pad_t, pad_b = 44, 12, 12, 28
     mus = [float(h["mu"]) for h in history]
-    sig = [float(h["sigma"]) for h in history]
-    lo = min(m - s for m, s in zip(mus, sig))
-    hi = max(m + s for m, s in zip(mus, sig))
-    if hi - lo < 1e-9:
-        lo, hi = lo - 1, hi + 1
-    n = len(history)
-
-    def x(i: int) -> float:
-        return pad_l + (width - pad_l - pad_r) * (i / (n - 1) if n > 1 else 0.5)
-
-    def y(v: float) -> float:
-        return pad_t + (height - pad_t - pad_b) * (1 - (v - lo) / (hi - lo))
-
-    line = " ".join(f"{x(i):.1f},{y(m):.1f}" for i, m in enumerate(mus))
-    upper = [f"{x(i):.1f},{y(m + s):.1f}" for i, (m, s) in enumerate(zip(mus, sig))]
-    lower = [f"{x(i):.1f},{y(m - s):.1f}" for i, (m, s) in reversed(list(enumerate(zip(mus, sig))))]
-    ticks = []
-    for k in range(5):
-        v = lo + (hi - lo) * k / 4
-        ticks.append(f'<line class="grid" x1="{pad_l}" x2="{width - pad_r}" y1="{y(v):.1f}" '
-                     f'y2="{y(v):.1f}"/><text x="{pad_l - 6}" y="{y(v) + 4:.1f}" '
-                     f'text-anchor="end">{v:.1f}</text>')
-    dots = "".join(f'<circle cx="{x(i):.1f}" cy="{y(m):.1f}" r="2.5"><title>'
-                   f'{e(h["match"])}: {m:.2f} ± {s:.2f}</title></circle>'
-                   for i, (h, m, s) in enumerate(zip(history, mus, sig)))
-    desc = (f"Rating of {bot} over {n} matches: from {mus[0]:.1f} to {mus[-1]:.1f}, "
-            f"lowest {min(mus):.1f}, highest {max(mus):.1f}.")
-    return (
-        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">'
-        f'<title id="chart-title">Rating history of {e(bot)}</title>'
-        f'<desc id="chart-desc">{e(desc)}</desc>{"".join(ticks)}'
-        f'<polygon class="band" points="{" ".join(upper + lower)}"/>'
-        f'<polyline class="line" points="{line}"/>{dots}'
-        f'<text x="{(width + pad_l) / 2:.0f}" y="{height - 6}" text-anchor="middle">'
-        f'matches (oldest → newest)</text></svg>')
+    sigmas = [float(h["sigma"]) for h in history]
+    xs = range(1, len(history) + 1)
+    line = Series(bot, list(zip(xs, mus)),
+                  band=[(x, m - s, m + s) for x, m, s in zip(xs, mus, sigmas)],
+                  marks=[(x, m, f"{h['match']}: {m:.2f} ± {s:.2f}")
+                         for x, h, m, s in zip(xs, history, mus, sigmas)],
+                  summary=f"Rating of {bot} over {len(history)} matches: from {mus[0]:.1f} "
+                          f"to {mus[-1]:.1f}, lowest {min(mus):.1f}, highest {max(mus):.1f}.")
+    return line_chart(f"Rating history of {bot}", [line], ident="chart", width=width,
+                      height=height, x_label="its matches (oldest → newest)",
+                      y_label="rating μ (band: ± σ)")

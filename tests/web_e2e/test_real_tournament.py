@@ -112,6 +112,8 @@ async def test_pages_follow_a_real_tournament(server: ArenaServer, tmp_path: Pat
 
             # The standings table appears and fills in without a reload.
             await page.wait_for_selector('table.standings tr[data-bot="north"]')
+            # The charts fill in too (they were "No data yet." before the first match).
+            await page.wait_for_selector('#charts svg.chart [data-series="north"]', state="attached")
             assert await run
             await page.wait_for_function(
                 "document.querySelectorAll('#matches tbody tr').length >= 5")

@@ -48,10 +48,10 @@
 
   Arena.subscribe(channels, (message) => {
     switch (message.type) {
-      case "standings_changed": refresh("standings"); refresh("matches"); refresh("tournaments"); break;
+      case "standings_changed": ["standings", "charts", "matches", "tournaments"].forEach(refresh); break;
       case "match_started": case "match_ended": refresh("live"); break;
       case "progress": onProgress(message); refresh("matches"); refresh("tournaments"); break;
-      case "gap": ["standings", "live", "matches", "tournaments"].forEach(refresh); break;
+      case "gap": ["standings", "charts", "live", "matches", "tournaments"].forEach(refresh); break;
       default: break;
     }
   }, { onStatus: (ok) => setStatus(ok ? "Live updates on." : "Live updates interrupted; reconnecting.") });

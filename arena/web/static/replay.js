@@ -134,6 +134,12 @@
   }
 
   // -- drawing ------------------------------------------------------------------
+  /** A numbered house seat (house-heuristic-2) belongs to its strategy's page. */
+  function entrant(name) {
+    const house = /^(house-.+)-\d+$/.exec(name);
+    return house ? house[1] : name;
+  }
+
   function drawSeat(s, seat) {
     const name = detail.match.players[seat];
     const classes = ["seat", `seat-${seat}`, s.status[seat]];
@@ -149,7 +155,7 @@
     if (s.status[seat] !== "waiting") badges.push(el("span", { class: "badge" }, s.status[seat]));
     if (s.muushig.includes(seat)) badges.push(el("span", { class: "badge muushig" }, "muushig +5"));
     return el("section", { class: classes.join(" "), "aria-label": `Seat ${seat}: ${name}` },
-      el("h3", {}, el("a", { href: `/bots/${encodeURIComponent(name)}` }, name),
+      el("h3", {}, el("a", { href: `/bots/${encodeURIComponent(entrant(name))}` }, name),
         el("small", {}, ` seat ${seat}`)),
       el("p", { class: "badges" }, badges),
       el("p", { class: "figures" },
@@ -170,6 +176,29 @@
       el("ol", { class: "trick", "aria-label": "Cards of the current trick" }, trick));
   }
 
+  // -- position ------------------------------------------------------------------
+  // A trick ends with "trick"; a hand everybody else folded has no trick
+  // events, only "all_folded", which the viewer treats as its one trick.
+  const TRICK_ENDS = new Set(["trick", "all_folded"]);
+  const HAND_STARTS = new Set(["hand_start"]);
+
+  function nextOf(kinds) {
+    for (let i = index + 1; i < steps.length; i++) if (kinds.has(steps[i].kind)) return i;
+    return steps.length - 1;
+  }
+
+  /** The last such step before the current one: from inside a hand, "previous
+   * hand" goes to its start first, as a media player's "previous" does. */
+  function previousOf(kinds) {
+    for (let i = index - 1; i >= 0; i--) if (kinds.has(steps[i].kind)) return i;
+    return 0;
+  }
+
+  function currentHandStart() {
+    for (let i = index; i >= 0; i--) if (steps[i] && steps[i].kind === "hand_start") return i;
+    return -1;
+  }
+
   function render() {
     const step = steps[index];
     const s = step ? step.state : freshState();
@@ -178,65 +207,134 @@
     ui.range.max = String(Math.max(steps.length - 1, 0));
     ui.range.value = String(index);
     ui.position.textContent = steps.length ? `Step ${index + 1} of ${steps.length}` : "No steps";
-    ui.first.disabled = ui.prev.disabled = index <= 0;
-    ui.last.disabled = ui.next.disabled = index >= steps.length - 1;
+    const atStart = index <= 0, atLast = index >= steps.length - 1;
+    [ui.first, ui.prevHand, ui.prevTrick, ui.prev].forEach((b) => { b.disabled = atStart; });
+    [ui.next, ui.nextTrick, ui.nextHand, ui.last].forEach((b) => { b.disabled = atLast; });
+    const hand = currentHandStart();
+    ui.jump.value = hand >= 0 ? String(hand) : "";
     root.dataset.step = String(index);
   }
 
   function go(i) {
     index = Math.max(0, Math.min(steps.length - 1, i));
     render();
+    // Reaching the end of a finished match ends playing, however it got there.
+    if (ui.play && playing() && atEnd() && !detail.live) setPlaying(false);
   }
 
   function atEnd() {
     return index >= steps.length - 1;
   }
 
-  function setPlaying(on) {
-    if (timer) { clearInterval(timer); timer = null; }
-    if (on) {
-      if (atEnd() && !detail.live) go(0);
-      timer = setInterval(() => { if (atEnd()) { if (!detail.live) setPlaying(false); } else go(index + 1); },
-        Number(ui.speed.value));
-    }
-    ui.play.textContent = on ? "Pause" : "Play";
-    ui.play.setAttribute("aria-pressed", on ? "true" : "false");
+  // -- playing -------------------------------------------------------------------
+  // A speed is a unit (step, trick or hand) and a delay between moves; "match"
+  // spreads the whole match's steps over the given time.
+  const SPEEDS = [
+    ["step:1000", "1 step/s"], ["step:500", "2 steps/s"], ["step:250", "4 steps/s"],
+    ["step:100", "10 steps/s"], ["trick:1000", "by trick, 1 trick/s"],
+    ["trick:400", "by trick, 2.5 tricks/s"], ["hand:1500", "by hand, 1 hand per 1.5 s"],
+    ["match:60000", "whole match in 1 minute"], ["match:180000", "whole match in 3 minutes"],
+  ];
+
+  function speed() {
+    const [unit, ms] = ui.speed.value.split(":");
+    if (unit === "match") return { unit: "step", delay: Math.max(10, Number(ms) / Math.max(steps.length, 1)) };
+    return { unit, delay: Number(ms) };
   }
 
+  function advance(unit) {
+    if (unit === "trick") go(nextOf(TRICK_ENDS));
+    else if (unit === "hand") go(nextOf(HAND_STARTS));
+    else go(index + 1);
+  }
+
+  function tick() {
+    timer = null;
+    if (atEnd()) {
+      if (detail.live) timer = setTimeout(tick, 250); // wait for the next event
+      else setPlaying(false);
+      return;
+    }
+    const { unit, delay } = speed();
+    advance(unit);
+    if (ui.play.getAttribute("aria-pressed") === "true") timer = setTimeout(tick, delay);
+  }
+
+  function setPlaying(on) {
+    if (timer) { clearTimeout(timer); timer = null; }
+    ui.play.textContent = on ? "Pause" : "Play";
+    ui.play.setAttribute("aria-pressed", on ? "true" : "false");
+    if (on) {
+      if (atEnd() && !detail.live) go(0);
+      timer = setTimeout(tick, speed().delay);
+    }
+  }
+
+  function playing() {
+    return ui.play.getAttribute("aria-pressed") === "true";
+  }
+
+  function showDuration() {
+    const { unit, delay } = speed();
+    const kinds = unit === "trick" ? TRICK_ENDS : unit === "hand" ? HAND_STARTS : null;
+    const moves = kinds ? steps.filter((s) => kinds.has(s.kind)).length : steps.length;
+    const seconds = Math.round((moves * delay) / 1000);
+    const text = seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`;
+    ui.duration.textContent = detail.live ? "" : `whole match ≈ ${text} at this speed`;
+  }
+
+  // -- controls ------------------------------------------------------------------
+  const KEYS = [
+    ["← →", "step"], ["Shift+← Shift+→", "trick"], ["PageUp PageDown", "hand"],
+    ["Home End", "first / last"], ["Space", "play / pause"],
+  ];
+
   function buildControls() {
+    const keyText = (key) => key.replace("ArrowLeft", "←").replace("ArrowRight", "→");
     const button = (label, text, onclick, key) => el("button", { type: "button", "aria-label": label,
-      "aria-keyshortcuts": key, onclick }, text);
+      "aria-keyshortcuts": key, title: `${label} (${keyText(key)})`, onclick }, text);
     ui.first = button("First step", "« First", () => go(0), "Home");
-    ui.prev = button("Previous step", "◀ Prev", () => go(index - 1), "ArrowLeft");
-    ui.play = button("Play or pause", "Play", () => setPlaying(!timer), "Space");
-    ui.next = button("Next step", "Next ▶", () => go(index + 1), "ArrowRight");
+    ui.prevHand = button("Previous hand", "⇤ Hand", () => go(previousOf(HAND_STARTS)), "PageUp");
+    ui.prevTrick = button("Previous trick", "◀◀ Trick", () => go(previousOf(TRICK_ENDS)), "Shift+ArrowLeft");
+    ui.prev = button("Previous step", "◀ Step", () => go(index - 1), "ArrowLeft");
+    ui.play = button("Play or pause", "Play", () => setPlaying(!playing()), "Space");
+    ui.next = button("Next step", "Step ▶", () => go(index + 1), "ArrowRight");
+    ui.nextTrick = button("Next trick", "Trick ▶▶", () => go(nextOf(TRICK_ENDS)), "Shift+ArrowRight");
+    ui.nextHand = button("Next hand", "Hand ⇥", () => go(nextOf(HAND_STARTS)), "PageDown");
     ui.last = button("Last step", "Last »", () => go(steps.length - 1), "End");
+    ui.play.setAttribute("aria-pressed", "false");
     ui.range = el("input", { type: "range", id: "replay-step", min: 0, max: 0, value: 0,
       oninput: (e) => go(Number(e.target.value)) });
     ui.position = el("output", { for: "replay-step", class: "position" });
-    ui.speed = el("select", { id: "replay-speed", onchange: () => { if (timer) setPlaying(true); } },
-      [["1000", "1 step/s"], ["500", "2 steps/s"], ["250", "4 steps/s"], ["100", "10 steps/s"]]
-        .map(([v, t]) => el("option", { value: v, selected: v === "500" }, t)));
+    ui.speed = el("select", { id: "replay-speed", onchange: () => { showDuration(); if (playing()) setPlaying(true); } },
+      SPEEDS.map(([v, t]) => el("option", { value: v, selected: v === "step:500" }, t)));
+    ui.duration = el("small", { id: "replay-duration", class: "duration" });
     ui.jump = el("select", { id: "replay-jump", onchange: (e) => { if (e.target.value) go(Number(e.target.value)); } });
     ui.narration = el("p", { class: "narration", role: "status", "aria-live": "polite" });
     ui.table = el("div", { class: "table" });
-    ui.verify = el("section", { class: "verify", "aria-labelledby": "h-verify" });
+    ui.verify = el("section", { class: "verify", "aria-label": "Deal verification" });
+    const keys = el("p", { class: "keys" }, "Keys: ", KEYS.map(([k, what], i) => [
+      i ? " · " : "", k.split(" ").map((one, j) => [j ? " " : "", el("kbd", {}, one)]), ` ${what}`]));
     root.append(
       el("div", { class: "controls", role: "toolbar", "aria-label": "Replay controls" },
-        ui.first, ui.prev, ui.play, ui.next, ui.last,
+        ui.first, ui.prevHand, ui.prevTrick, ui.prev, ui.play, ui.next, ui.nextTrick, ui.nextHand, ui.last),
+      el("div", { class: "controls" },
         el("label", { for: "replay-step" }, "Step"), ui.range, ui.position,
-        el("label", { for: "replay-speed" }, "Speed"), ui.speed,
+        el("label", { for: "replay-speed" }, "Speed"), ui.speed, ui.duration,
         el("label", { for: "replay-jump" }, "Jump to hand"), ui.jump),
-      ui.narration, ui.table, ui.verify);
+      keys, ui.narration, ui.table, ui.verify);
     document.addEventListener("keydown", onKey);
   }
 
   function onKey(e) {
     const tag = (e.target && e.target.tagName) || "";
     if (["INPUT", "SELECT", "TEXTAREA"].includes(tag) || e.altKey || e.ctrlKey || e.metaKey) return;
-    const actions = { ArrowRight: () => go(index + 1), ArrowLeft: () => go(index - 1),
-      Home: () => go(0), End: () => go(steps.length - 1) };
-    if (e.key === " " && tag !== "BUTTON" && tag !== "A") actions[" "] = () => setPlaying(!timer);
+    const actions = e.shiftKey
+      ? { ArrowRight: () => go(nextOf(TRICK_ENDS)), ArrowLeft: () => go(previousOf(TRICK_ENDS)) }
+      : { ArrowRight: () => go(index + 1), ArrowLeft: () => go(index - 1),
+          PageDown: () => go(nextOf(HAND_STARTS)), PageUp: () => go(previousOf(HAND_STARTS)),
+          Home: () => go(0), End: () => go(steps.length - 1) };
+    if (e.key === " " && tag !== "BUTTON" && tag !== "A") actions[" "] = () => setPlaying(!playing());
     if (actions[e.key]) { e.preventDefault(); actions[e.key](); }
   }
 
@@ -249,6 +347,9 @@
       }
     });
     ui.jump.replaceChildren(...options);
+    const hand = currentHandStart();
+    ui.jump.value = hand >= 0 ? String(hand) : "";
+    showDuration();
   }
 
   // -- deal verification ------------------------------------------------------------
@@ -276,12 +377,16 @@
         el("td", { class: "check", "aria-label": dealt === null ? "not checked" : dealt ? "deal matches" : "deal differs" },
           dealt === null ? "—" : dealt ? "✓" : "✗")));
     }
-    ui.verify.replaceChildren(
-      el("h3", { id: "h-verify" }, "Deal verification"),
-      el("p", {}, `${good} of ${reveal.length} deals match the commitment sent before the hand ` +
-        "(SHA-256 of salt:deck, computed in this browser)."),
+    const failed = reveal.length - good;
+    // One line; the table opens on request, or by itself when a deal fails.
+    const summary = `${good} of ${reveal.length} deals verified in this browser` +
+      (failed ? ` — ${failed} did not match its commitment` : "");
+    ui.verify.replaceChildren(el("details", { open: failed > 0 },
+      el("summary", { class: failed ? "bad" : "ok" }, summary),
+      el("p", {}, "Each deck, revealed after the match, hashes (SHA-256 of salt:deck, computed " +
+        "here) to the commitment the server sent before the hand was played."),
       el("table", {}, el("thead", {}, el("tr", {}, ["Round", "Hand", "Commitment", "Hash ✓", "Dealt ✓"]
-        .map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, rows)));
+        .map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, rows))));
     root.dataset.verified = `${good}/${reveal.length}`;
   }
 
