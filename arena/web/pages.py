@@ -16,6 +16,7 @@ from arena.storage.base import MatchRecord, MatchStatus
 from arena.web import docs
 from arena.web.entrants import entrant_of, is_house_entrant
 from arena.web.errors import ApiError, check_name, int_param
+from arena.web.hosting_pages import versions_section
 from arena.web.keys import QUERIES
 from arena.web.live import LADDER
 from arena.web.plots import bot_stars_chart, scope_charts
@@ -290,6 +291,7 @@ async def bot(request: web.Request) -> web.Response:
 <details><summary>Rating history as a table (last 50)</summary>
 <table><thead><tr><th scope="col">Match</th><th scope="col">μ</th><th scope="col">σ</th>
 </tr></thead><tbody>{history_rows}</tbody></table></details>
+{await versions_section(request, b["name"])}
 <section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>
 {_recent_table(recent)}
 <p>{_all_matches_link(b["name"], scope)}</p></section>"""

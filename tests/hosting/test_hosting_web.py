@@ -148,3 +148,38 @@ def test_the_cli_submits_and_lists_versions(tmp_path: Path) -> None:
     assert listed.stdout.startswith("v1\tready\tpython")
     missing = run("bots", "submit", "nobody", str(bot), "--db", str(db))
     assert missing.returncode == 2 and "register it first" in missing.stderr
+
+
+async def test_the_bot_page_lists_versions_and_shows_logs_to_the_owner(site) -> None:
+    import shutil as _shutil
+
+    chromium = _shutil.which("chromium")
+    _, _, base = site
+    async with aiohttp.ClientSession() as http:
+        await _upload(http, base, "owner-bot", "secret-token", b"int main( {", "main.c")
+        await _wait_built(http, base, "owner-bot", 1)
+        await _upload(http, base, "owner-bot", "secret-token")
+        await _wait_built(http, base, "owner-bot", 2)
+        async with http.get(f"{base}/bots/owner-bot") as response:
+            html = await response.text()
+    assert "Hosted versions" in html and "v2 (plays)" in html and "failed" in html
+    assert "exited with code" not in html  # reasons are the owner's
+    if chromium is None:
+        pytest.skip("chromium is not installed")
+    from playwright.async_api import async_playwright
+
+    from tests.web.test_browser import ARGS
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=chromium, args=ARGS)
+        try:
+            tab = await browser.new_page()
+            await tab.goto(f"{base}/bots/owner-bot")
+            await tab.click("#owner-view summary")
+            await tab.fill("#owner-token", "secret-token")
+            await tab.click("#owner-form button")
+            await tab.wait_for_selector("#owner-output pre")
+            shown = await tab.inner_text("#owner-output")
+        finally:
+            await browser.close()
+    assert "v1: failed" in shown and "exited with code" in shown and "error" in shown

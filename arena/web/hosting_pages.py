@@ -1,0 +1,56 @@
+"""The hosted versions of a bot, as a section of its page.
+
+Everybody sees each version's number, status, upload time and results (its
+own standing over the matches it played). The owner pastes the bot's token
+into the form under the table; the page then asks the API with it and shows
+the failure reasons, file lists and build logs — the token never leaves the
+browser except as that request's ``Authorization`` header.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from aiohttp import web
+
+from arena.tournament.standings import compute_standings
+from arena.web.render import e, num, when
+
+
+def _standing(store: Any, bot: str, match_ids: list[str]) -> dict[str, Any] | None:
+    matches = [store.get_match(m) for m in match_ids]
+    rows = [r for r in compute_standings(matches, bootstrap_samples=0) if r.bot == bot]
+    return rows[0].to_dict() if rows else None
+
+
+async def versions_section(request: web.Request, bot: str) -> str:
+    from arena.web.hosting_api import HOSTING
+    from arena.web.keys import STORE
+
+    hosting = request.app.get(HOSTING)
+    if hosting is None:
+        return ""
+    versions = hosting.versions.versions(bot)
+    if not versions:
+        return ""
+    store = request.app[STORE]
+    standings = await asyncio.to_thread(
+        lambda: [_standing(store, bot, v.matches) for v in versions])
+    active = hosting.versions.active(bot)
+    rows = "".join(
+        f'<tr><th scope="row">v{v.version}{" (plays)" if active and v.version == active.version else ""}</th>'
+        f'<td>{e(v.status.value)}</td><td>{e(v.lang or "?")}</td><td>{when(v.created_at)}</td>'
+        f'<td class="n">{len(v.matches)}</td>'
+        f'<td class="n">{num(s["stars_per_match"]) if s else "–"}</td>'
+        f'<td class="n">{num(s["avg_place"]) if s else "–"}</td></tr>'
+        for v, s in zip(reversed(versions), reversed(standings)))
+    return f"""
+<section aria-labelledby="h-versions"><h2 id="h-versions">Hosted versions</h2>
+<table><thead><tr><th scope="col">Version</th><th scope="col">Build</th><th scope="col">Language</th>
+<th scope="col">Uploaded</th><th scope="col">Matches</th><th scope="col">★ per match</th>
+<th scope="col">Average place</th></tr></thead><tbody>{rows}</tbody></table>
+<details id="owner-view" data-bot="{e(bot)}"><summary>Owner: build logs and reasons</summary>
+<form id="owner-form"><label>Bot token <input type="password" id="owner-token" autocomplete="off"></label>
+<button type="submit">Show</button></form><div id="owner-output" aria-live="polite"></div></details>
+<script src="/static/hosting.js" defer></script></section>"""
