@@ -80,6 +80,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--db", default="arena.db")
     p.set_defaults(func=_cmd_bots)
 
+    from arena.storage.transfer import add_db_arguments
+
+    add_db_arguments(sub.add_parser("db", help="store maintenance: migrate, copy SQLite to "
+                                               "PostgreSQL"))
+
     check = sub.add_parser("check-bot", help="run a bot through the compliance checks")
     try:
         from arena.checkbot import add_arguments, run_from_args
@@ -98,7 +103,8 @@ def _server_options(p: argparse.ArgumentParser, *, db_default: str = "arena.db",
     p.add_argument("--http-port", type=int, default=http_default,
                    help="HTTP port for the web pages and API (0: any free)")
     p.add_argument("--no-http", action="store_true", help="no web server")
-    p.add_argument("--db", default=db_default, help="SQLite file (the embedded store)")
+    p.add_argument("--db", default=db_default,
+                   help="SQLite file (the embedded store) or postgresql://user@host/dbname")
     p.add_argument("--decision-ms", type=int, default=1000)
     p.add_argument("--bank-ms", type=int, default=10_000)
     p.add_argument("--autopilot-after", type=int, default=3, metavar="N",

@@ -189,7 +189,7 @@ class PostgresStore(SqlStore):
         super().__init__(db)
         self.url = url
         try:
-            migrate(db.tx, POSTGRESQL, db.where)
+            self.migrated_from = migrate(db.tx, POSTGRESQL, db.where)
         except BaseException:
             db.close()
             raise

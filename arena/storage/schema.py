@@ -169,6 +169,24 @@ TEMPLATES: list[list[str]] = [
 SCHEMA_VERSION = len(TEMPLATES)
 
 
+# What ``arena db copy`` carries, in an order that satisfies the foreign
+# keys: (table, columns, order). Auto-numbered keys are left to the
+# destination (copied rows get fresh ones, in the source's order).
+COPIED_TABLES: list[tuple[str, tuple[str, ...], str]] = [
+    ("bots", ("name", "token_hash", "owner", "kind", "created_at", "removed"), "name"),
+    ("tournaments", ("id", "name", "game", "config", "status", "created_at", "finished_at"),
+     "rowid"),
+    ("matches", ("id", "game", "players", "rules", "limits", "status", "started_at",
+                 "finished_at", "tournament_id", "result", "reveal", "faults", "latency_ms",
+                 "abort_reason", "seed"), "rowid"),
+    ("match_players", ("match_id", "seat", "bot", "started_at"), "match_id, seat"),
+    ("events", ("match_id", "seq", "at", "data"), "match_id, seq"),
+    ("event_blocks", ("match_id", "first_seq", "last_seq", "ats", "data"), "id"),
+    ("schedule", ("tournament_id", "slot", "players", "seed", "match_id", "attempts", "extra",
+                  "lease_node", "lease_until"), "tournament_id, slot"),
+]
+
+
 def migrations_for(dialect: Dialect) -> list[list[str]]:
     """The migrations as statements of one dialect."""
     return [[dialect.render(t) for t in statements] for statements in TEMPLATES]

@@ -30,7 +30,7 @@ class SqliteStore(SqlStore):
         super().__init__(db)
         self.path = db.path
         try:
-            migrate(db.tx, SQLITE, self.path)
+            self.migrated_from = migrate(db.tx, SQLITE, self.path)
         except BaseException:
             db.close()
             raise

@@ -56,6 +56,7 @@ class SqlStore(EventLog, SlotQueue, Store):
     def __init__(self, db: Database) -> None:
         EventLog.__init__(self)
         self.db = db
+        self.migrated_from = 0  # the schema version found on open (set by the backend)
 
     def close(self) -> None:
         self.db.close()
