@@ -17,9 +17,26 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+
+# Runs beside the tests: if the test process dies without stopping the
+# cluster (SIGKILL, a crash), this stops it and deletes its folder.
+WATCHDOG = """
+import os, shutil, subprocess, sys, time
+parent, command, root = int(sys.argv[1]), sys.argv[2:-1], sys.argv[-1]
+while True:
+    try:
+        os.kill(parent, 0)
+    except ProcessLookupError:
+        break
+    time.sleep(0.5)
+subprocess.run(command, capture_output=True, timeout=60)
+shutil.rmtree(root, ignore_errors=True)
+"""
 
 
 class ClusterUnavailable(Exception):
@@ -53,6 +70,7 @@ class PgCluster:
     run_as: str | None  # the user the server runs as, when we are root
     _counter: itertools.count = field(default_factory=itertools.count)
     _stopped: bool = False
+    _watchdog: subprocess.Popen[bytes] | None = None
 
     @property
     def data_dir(self) -> Path:
@@ -61,11 +79,14 @@ class PgCluster:
     def url(self, dbname: str = "postgres") -> str:
         return f"postgresql:///{dbname}?host={self.root}&port={self.port}&user=arena"
 
-    def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
+    def _command(self, *args: str) -> list[str]:
         command = [str(self.bin_dir / args[0]), *args[1:]]
         if self.run_as is not None:
             command = ["runuser", "-u", self.run_as, "--", *command]
-        return subprocess.run(command, capture_output=True, text=True, timeout=120)
+        return command
+
+    def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(self._command(*args), capture_output=True, text=True, timeout=120)
 
     @classmethod
     def start(cls) -> "PgCluster":
@@ -99,6 +120,12 @@ class PgCluster:
                 log = (root / "server.log").read_text(errors="replace")[-1500:] \
                     if (root / "server.log").exists() else ""
                 raise ClusterUnavailable(f"pg_ctl start failed: {done.stderr.strip()} {log}")
+            stop = cluster._command("pg_ctl", "-D", str(cluster.data_dir), "-m", "immediate",
+                                    "-w", "stop")
+            cluster._watchdog = subprocess.Popen(
+                [sys.executable, "-c", WATCHDOG, str(os.getpid()), *stop, str(root)],
+                start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL)
         except BaseException:
             cluster.stop()
             raise
@@ -138,3 +165,6 @@ class PgCluster:
         if (self.data_dir / "postmaster.pid").exists():
             self._run("pg_ctl", "-D", str(self.data_dir), "-m", "immediate", "-w", "stop")
         shutil.rmtree(self.root, ignore_errors=True)
+        if self._watchdog is not None:
+            self._watchdog.kill()
+            self._watchdog.wait()
