@@ -138,16 +138,27 @@ class PostgresDatabase(Database):
         conn.read_only = True
         conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
 
+    def _begin(self) -> Any:
+        """BEGIN on the write connection, replacing it first if PostgreSQL
+        closed it (a restart): nothing was sent yet, so retrying is safe."""
+        for attempt in range(2):
+            if self._write.closed or self._write.broken:
+                log.warning("storage.reconnecting", where=self.where)
+                self._write = self._connect(autocommit=True)
+            try:
+                self._write.execute("BEGIN")
+                return self._write
+            except psycopg.OperationalError as exc:
+                if attempt or not (self._write.closed or self._write.broken):
+                    raise StorageError(f"database {self.where}: {exc}") from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
     @contextlib.contextmanager
     def tx(self, *, durable: bool = False) -> Iterator[_Connection]:
         with self.lock:
             self.check_open()
-            if self._write.closed or self._write.broken:
-                log.warning("storage.reconnecting", where=self.where)
-                self._write = self._connect(autocommit=True)
-            conn = self._write
+            conn = self._begin()
             try:
-                conn.execute("BEGIN")
                 try:
                     if not durable:
                         conn.execute("SET LOCAL synchronous_commit TO OFF")
