@@ -39,6 +39,9 @@ shutil.rmtree(root, ignore_errors=True)
 """
 
 
+TEST_DB = "arena_tests"
+
+
 class ClusterUnavailable(Exception):
     """PostgreSQL cannot be had here; the message says why."""
 
@@ -71,6 +74,7 @@ class PgCluster:
     _counter: itertools.count = field(default_factory=itertools.count)
     _stopped: bool = False
     _watchdog: subprocess.Popen[bytes] | None = None
+    _test_db_ready: bool = False
 
     @property
     def data_dir(self) -> Path:
@@ -131,21 +135,28 @@ class PgCluster:
             raise
         return cluster
 
-    def admin(self):  # noqa: ANN201 - a psycopg connection
+    def admin(self, dbname: str = "postgres"):  # noqa: ANN201 - a psycopg connection
         import psycopg
 
-        return psycopg.connect(self.url(), autocommit=True)
+        return psycopg.connect(self.url(dbname), autocommit=True)
 
     def create_database(self, prefix: str = "t") -> str:
+        """A fresh, empty place for one store: a schema of its own in the
+        shared test database (100 times faster to make than a database),
+        named by the URL's ``search_path``."""
+        if not self._test_db_ready:
+            with self.admin() as conn:
+                conn.execute(f'CREATE DATABASE "{TEST_DB}"')
+            self._test_db_ready = True
         name = f"{prefix}_{os.getpid()}_{next(self._counter)}"
-        with self.admin() as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        return self.url(name)
+        with self.admin(TEST_DB) as conn:
+            conn.execute(f'CREATE SCHEMA "{name}"')
+        return self.url(TEST_DB) + f"&options=-csearch_path%3D{name}"
 
     def drop_database(self, url: str) -> None:
-        name = url.split("?", 1)[0].rsplit("/", 1)[1]
-        with self.admin() as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        name = url.rsplit("%3D", 1)[1]
+        with self.admin(TEST_DB) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
 
     def pg_ctl(self, action: str, *extra: str) -> None:
         """``pg_ctl stop`` / ``start`` / ``restart`` (for outage tests)."""
