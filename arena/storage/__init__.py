@@ -18,6 +18,7 @@ writer the server uses.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from arena.storage.base import (
@@ -43,34 +44,43 @@ def is_postgres_url(location: str | Path) -> bool:
     return str(location).partition("://")[0] in POSTGRES_SCHEMES and "://" in str(location)
 
 
-def open_store(location: str | Path) -> Store:
+NODE_ENV = "ARENA_NODE"
+
+
+def open_store(location: str | Path, *, node: str | None = None) -> Store:
     """Open the store named by a path or URL (what every ``--db`` takes).
 
     ``postgresql://user@host:port/dbname`` (or ``postgres://``) opens
     PostgreSQL; ``sqlite:///relative/or/absolute.db``, ``sqlite://:memory:``,
     a plain file path or ``":memory:"`` open SQLite. The schema is created or
     migrated on open.
+
+    ``node`` (default: the ``ARENA_NODE`` environment variable) names the
+    arena node using the store. Nodes sharing one PostgreSQL database need
+    distinct names: a node starting up then aborts only its own unfinished
+    matches, not those other nodes are playing.
     """
     text = str(location)
+    node = node if node is not None else (os.environ.get(NODE_ENV) or None)
     if is_postgres_url(text):
         from arena.storage.postgres import PostgresStore
 
-        return PostgresStore(text)
+        return PostgresStore(text, node=node)
     from arena.storage.sqlite import SqliteStore
 
     if "://" not in text:
-        return SqliteStore(text)
+        return SqliteStore(text, node=node)
     scheme, _, rest = text.partition("://")
     if scheme != "sqlite":
         raise StorageError(f"unsupported store URL scheme {scheme!r}; use a file path, "
                            "sqlite:///path.db or postgresql://host/dbname")
     if rest in (":memory:", "/:memory:"):
-        return SqliteStore(":memory:")
+        return SqliteStore(":memory:", node=node)
     # sqlite:///data/arena.db -> "data/arena.db"; sqlite:////abs/arena.db -> "/abs/arena.db"
     path = rest[1:] if rest.startswith("/") else rest
     if not path:
         raise StorageError(f"store URL {text!r} names no file")
-    return SqliteStore(path)
+    return SqliteStore(path, node=node)
 
 
 __all__ = [

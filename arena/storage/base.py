@@ -92,6 +92,7 @@ class MatchRecord:
     latency_ms: list[list[float]] | None = None  # per seat, every decision
     abort_reason: str | None = None
     seed: str | None = None  # how the decks were generated, for duplicates
+    node: str | None = None  # the arena node playing it (several nodes share PostgreSQL)
 
 
 @dataclass(frozen=True)
@@ -208,8 +209,13 @@ class Store(abc.ABC):
                     faults: list[SeatFaults] | None = None) -> None: ...
 
     @abc.abstractmethod
-    def abort_unfinished(self, reason: str = "server restarted") -> list[str]:
-        """Mark every running match aborted; return their ids (start-up)."""
+    def abort_unfinished(self, reason: str = "server restarted", *,
+                         node: str | None = None) -> list[str]:
+        """Mark running matches aborted; return their ids (start-up).
+
+        Those of ``node``, by default of the node this store was opened for;
+        a store opened without a node name (one node alone, as on SQLite)
+        aborts every running match."""
 
     @abc.abstractmethod
     def get_match(self, match_id: str) -> MatchRecord:

@@ -195,9 +195,10 @@ class PostgresStore(SqlStore):
     """A :class:`arena.storage.base.Store` in a PostgreSQL database, given
     by a URL such as ``postgresql://user@host:5432/arena``."""
 
-    def __init__(self, url: str, *, read_pool_size: int = READ_POOL_SIZE) -> None:
+    def __init__(self, url: str, *, read_pool_size: int = READ_POOL_SIZE,
+                 node: str | None = None) -> None:
         db = PostgresDatabase(url, read_pool_size=read_pool_size)
-        super().__init__(db)
+        super().__init__(db, node=node)
         self.url = url
         try:
             self.migrated_from = migrate(db.tx, POSTGRESQL, db.where)

@@ -158,9 +158,12 @@ TEMPLATES: list[list[str]] = [
             data TEXT NOT NULL)""",
         "CREATE UNIQUE INDEX event_blocks_match ON event_blocks (match_id, first_seq)",
     ],
-    # 3: slots as a shared queue (arena.storage.queue): the node holding a
-    # slot and until when its lease runs.
+    # 3: several nodes on one database: the node playing a match, and slots
+    # as a shared queue (arena.storage.queue): the node holding a slot and
+    # until when its lease runs.
     [
+        "ALTER TABLE matches ADD COLUMN node TEXT",
+        "CREATE INDEX matches_node ON matches (status, node)",
         "ALTER TABLE schedule ADD COLUMN lease_node TEXT",
         "ALTER TABLE schedule ADD COLUMN lease_until {real}",
         "CREATE INDEX schedule_open ON schedule (tournament_id, match_id, lease_until)",
@@ -178,7 +181,7 @@ COPIED_TABLES: list[tuple[str, tuple[str, ...], str]] = [
      "rowid"),
     ("matches", ("id", "game", "players", "rules", "limits", "status", "started_at",
                  "finished_at", "tournament_id", "result", "reveal", "faults", "latency_ms",
-                 "abort_reason", "seed"), "rowid"),
+                 "abort_reason", "seed", "node"), "rowid"),
     ("match_players", ("match_id", "seat", "bot", "started_at"), "match_id, seat"),
     ("events", ("match_id", "seq", "at", "data"), "match_id, seq"),
     ("event_blocks", ("match_id", "first_seq", "last_seq", "ats", "data"), "id"),

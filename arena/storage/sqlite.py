@@ -25,9 +25,10 @@ class SqliteStore(SqlStore):
     """A :class:`arena.storage.base.Store` in one SQLite file (or
     ``":memory:"`` for tests)."""
 
-    def __init__(self, path: str | Path, *, read_pool_size: int = READ_POOL_SIZE) -> None:
+    def __init__(self, path: str | Path, *, read_pool_size: int = READ_POOL_SIZE,
+                 node: str | None = None) -> None:
         db = SqliteDatabase(path, read_pool_size=read_pool_size)
-        super().__init__(db)
+        super().__init__(db, node=node)
         self.path = db.path
         try:
             self.migrated_from = migrate(db.tx, SQLITE, self.path)

@@ -53,9 +53,12 @@ def _faults_from(value: Any) -> list[SeatFaults] | None:
 class SqlStore(EventLog, SlotQueue, Store):
     """A :class:`Store` on one SQL database (see the module text)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, node: str | None = None) -> None:
         EventLog.__init__(self)
         self.db = db
+        # The arena node this store serves: stamped on the matches it creates,
+        # and the one whose running matches abort_unfinished aborts.
+        self.node = node
         self.migrated_from = 0  # the schema version found on open (set by the backend)
 
     def close(self) -> None:
@@ -137,7 +140,7 @@ class SqlStore(EventLog, SlotQueue, Store):
             reveal=_loads(row["reveal"]) if full else None,
             faults=_faults_from(_loads(row["faults"])),
             latency_ms=_loads(row["latency_ms"]),
-            abort_reason=row["abort_reason"], seed=row["seed"])
+            abort_reason=row["abort_reason"], seed=row["seed"], node=row["node"])
 
     def create_match(self, record: MatchRecord) -> None:
         """Insert ``record`` as ``running`` (its status field is ignored)."""
@@ -145,10 +148,10 @@ class SqlStore(EventLog, SlotQueue, Store):
             with self.db.tx() as db:
                 db.execute(
                     "INSERT INTO matches (id, game, players, rules, limits, status, started_at,"
-                    " tournament_id, seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " tournament_id, seed, node) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (record.id, record.game, dumps(list(record.players)), dumps(record.rules),
                      dumps(record.limits), MatchStatus.RUNNING.value, record.started_at,
-                     record.tournament_id, record.seed))
+                     record.tournament_id, record.seed, record.node or self.node))
                 db.executemany(
                     "INSERT INTO match_players (match_id, seat, bot, started_at)"
                     " VALUES (?, ?, ?, ?)",
@@ -225,18 +228,20 @@ class SqlStore(EventLog, SlotQueue, Store):
                 (MatchStatus.ABORTED.value, reason, time.time(),
                  None if faults is None else dumps([asdict(f) for f in faults]), match_id))
 
-    def abort_unfinished(self, reason: str = "server restarted") -> list[str]:
+    def abort_unfinished(self, reason: str = "server restarted", *,
+                         node: str | None = None) -> list[str]:
+        node = node if node is not None else self.node
+        # Without a node name every running match is this node's (one node alone).
+        where, args = ("status = ?", [MatchStatus.RUNNING.value]) if node is None else (
+            "status = ? AND node = ?", [MatchStatus.RUNNING.value, node])
         with self.db.tx(durable=True) as db:
             self._forget()
             ids = [r[0] for r in db.execute(
-                "SELECT id FROM matches WHERE status = ? ORDER BY started_at",
-                (MatchStatus.RUNNING.value,))]
-            db.execute("UPDATE matches SET status = ?, abort_reason = ?, finished_at = ?"
-                       " WHERE status = ?",
-                       (MatchStatus.ABORTED.value, reason, time.time(),
-                        MatchStatus.RUNNING.value))
+                f"SELECT id FROM matches WHERE {where} ORDER BY started_at", args)]
+            db.execute(f"UPDATE matches SET status = ?, abort_reason = ?, finished_at = ?"
+                       f" WHERE {where}", [MatchStatus.ABORTED.value, reason, time.time(), *args])
         if ids:
-            log.warning("storage.aborted_unfinished", count=len(ids), reason=reason)
+            log.warning("storage.aborted_unfinished", count=len(ids), reason=reason, node=node)
         return ids
 
     def get_match(self, match_id: str) -> MatchRecord:

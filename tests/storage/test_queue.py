@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from arena.storage.base import (
+    MatchStatus,
     NotFoundError,
     ScheduledMatch,
     SlotTakenError,
@@ -127,3 +128,50 @@ def test_nodes_claiming_at_once_never_get_the_same_slot(open_at):
     assert every == list(range(40))
     schedule = nodes[0].get_schedule("t1")
     assert [s.attempts for s in schedule] == [1] * 40
+
+
+# -- nodes sharing one database -------------------------------------------------
+
+def test_a_node_starting_up_aborts_only_its_own_unfinished_matches(db_location):
+    from arena.storage import open_store
+
+    a, b = open_store(db_location, node="node-a"), open_store(db_location, node="node-b")
+    try:
+        a.create_match(match("ma"))
+        b.create_match(match("mb"))
+        assert a.get_match("ma").node == "node-a"
+        assert b.abort_unfinished("node restarted") == ["mb"]  # node-b restarts
+        assert a.get_match("ma").status is MatchStatus.RUNNING  # node-a plays on
+        # A node taking over a dead node's slots also closes its matches.
+        assert b.abort_unfinished("node-a died", node="node-a") == ["ma"]
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_store_without_a_node_name_aborts_every_running_match(db_location, monkeypatch):
+    from arena.storage import open_store
+
+    monkeypatch.delenv("ARENA_NODE", raising=False)
+    named = open_store(db_location, node="node-a")
+    alone = open_store(db_location)
+    try:
+        named.create_match(match("m1"))
+        alone.create_match(match("m2"))
+        assert alone.get_match("m2").node is None
+        assert sorted(alone.abort_unfinished()) == ["m1", "m2"]
+    finally:
+        named.close()
+        alone.close()
+
+
+def test_the_node_name_comes_from_the_environment(db_location, monkeypatch):
+    from arena.storage import open_store
+
+    monkeypatch.setenv("ARENA_NODE", "node-env")
+    store = open_store(db_location)
+    try:
+        store.create_match(match("m1"))
+        assert store.get_match("m1").node == "node-env"
+    finally:
+        store.close()
