@@ -6,7 +6,6 @@ import threading
 
 import pytest
 
-from arena.storage import open_store
 from arena.storage.base import (
     AlreadyExistsError,
     MatchStatus,
