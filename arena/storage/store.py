@@ -35,7 +35,7 @@ from arena.storage.base import (
 )
 from arena.storage.connections import Database
 from arena.storage.events import EventLog, dumps, status_of
-from arena.storage.queue import SlotQueue
+from arena.storage.queue import SlotQueue, scheduled
 
 log = structlog.get_logger(__name__)
 
@@ -360,10 +360,7 @@ class SqlStore(EventLog, SlotQueue, Store):
             if not rows and db.execute("SELECT 1 FROM tournaments WHERE id = ?",
                                        (tournament_id,)).fetchone() is None:
                 raise NotFoundError(f"no tournament {tournament_id!r}")
-        return [ScheduledMatch(tournament_id=r["tournament_id"], slot=r["slot"],
-                               players=_loads(r["players"]), seed=r["seed"],
-                               match_id=r["match_id"], attempts=r["attempts"],
-                               extra=_loads(r["extra"])) for r in rows]
+        return [scheduled(r) for r in rows]
 
     def add_schedule(self, tournament_id: str, schedule: list[ScheduledMatch]) -> None:
         with self.db.tx(durable=True) as db:
