@@ -103,3 +103,38 @@ async def test_a_subscription_resyncs_after_postgresql_restarts(pg_cluster, pg_u
     finally:
         await sub.close()
         store.close()
+
+
+async def test_an_outage_under_the_writer_aborts_cleanly_and_loses_nothing_finished(
+        pg_cluster, pg_url):
+    from arena.storage.writer import EventLogError, StoreWriter
+
+    store = open_store(pg_url)
+    try:
+        async with StoreWriter(store, flush_delay=0.001) as writer:
+            await writer.create_match(match("done"))
+            await writer.append_events("done", events(0, 5))
+            await writer.finish_match("done", **finish_kwargs())
+            await writer.create_match(match("cut"))
+            await writer.append_events("cut", events(0, 5))
+            await writer.flush()
+            await asyncio.to_thread(pg_cluster.pg_ctl, "stop", "-m", "fast")
+            try:
+                await writer.append_events("cut", events(5, 5))  # this batch is refused
+                await writer.flush()
+            finally:
+                await asyncio.to_thread(pg_cluster.pg_ctl, "start")
+            with pytest.raises(EventLogError, match="incomplete"):
+                await writer.finish_match("cut", **finish_kwargs())  # never half-stored
+            await writer.abort_match("cut", "event log incomplete")
+            await writer.create_match(match("after"))  # tables started later play on
+            await writer.append_events("after", events(0, 3))
+            await writer.finish_match("after", **finish_kwargs())
+        assert store.get_match("done").status is MatchStatus.FINISHED
+        assert [e.seq for e in store.get_events("done")] == list(range(5))
+        cut = store.get_match("cut")
+        assert cut.status is MatchStatus.ABORTED and cut.result is None
+        assert [e.seq for e in store.get_events("cut")] == list(range(5))  # a prefix
+        assert store.get_match("after").status is MatchStatus.FINISHED
+    finally:
+        store.close()
