@@ -149,6 +149,12 @@ def _parser() -> argparse.ArgumentParser:
 
     add_bot_commands(bots_sub, _add)
 
+    from arena.storage.transfer import add_db_arguments
+
+    add_db_arguments(_add(sub, "db", help="store maintenance: migrate, copy SQLite to PostgreSQL",
+                          description="Migrate a store's schema, or copy a whole store "
+                                      "(SQLite to PostgreSQL) with nothing lost."))
+
     check = _add(sub, "check-bot", help="run a bot through the compliance checks",
                  description="Start a bot against a scripted server and check every part "
                              "of the protocol it can get wrong. A bare 'python' in the command "
@@ -172,7 +178,7 @@ def _server_options(p: argparse.ArgumentParser, *, db_default: str = "arena.db",
                         + ("" if http_default else "; default: no web server") + ")")
     p.add_argument("--no-http", action="store_true", help="no web server")
     p.add_argument("--db", default=db_default,
-                   help="SQLite file (the embedded store; created if missing)")
+                   help="SQLite file (the embedded store; created if missing) or postgresql://user@host/dbname")
     p.add_argument("--decision-ms", type=int, default=1000,
                    help="milliseconds a bot has for each decision")
     p.add_argument("--bank-ms", type=int, default=10_000,

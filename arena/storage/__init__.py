@@ -1,8 +1,24 @@
-"""Persistence: the :class:`Store` interface, its SQLite backend and the
-async writer the server uses."""
+"""Persistence: the :class:`Store` interface, its two backends and the async
+writer the server uses.
+
+* :mod:`arena.storage.base` -- the interface, records and errors;
+* :mod:`arena.storage.schema` -- the one schema and its migrations, and the
+  SQL dialect differences;
+* :mod:`arena.storage.connections` -- connections and transactions
+  (SQLite; PostgreSQL's in :mod:`arena.storage.postgres`);
+* :mod:`arena.storage.events` -- the append-only event log;
+* :mod:`arena.storage.store` -- bots, matches, tournaments;
+* :mod:`arena.storage.queue` -- slots as a queue shared by several nodes;
+* :mod:`arena.storage.sqlite` / :mod:`arena.storage.postgres` -- the two
+  backends: SQLite (embedded, the default) and PostgreSQL (shared);
+* :mod:`arena.storage.notify` -- publish/subscribe across nodes (PostgreSQL);
+* :mod:`arena.storage.transfer` -- ``arena db migrate`` and ``arena db copy``;
+* :mod:`arena.storage.writer` -- the writer thread between the loop and a store.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from arena.storage.base import (
@@ -13,6 +29,7 @@ from arena.storage.base import (
     NotFoundError,
     ScheduledMatch,
     SeatFaults,
+    SlotTakenError,
     StorageError,
     Store,
     StoredEvent,
@@ -20,34 +37,54 @@ from arena.storage.base import (
     TournamentStatus,
 )
 
+POSTGRES_SCHEMES = ("postgresql", "postgres")
 
-def open_store(location: str | Path) -> Store:
-    """Open the store named by a path or URL.
 
-    ``sqlite:///relative/or/absolute.db``, ``sqlite://:memory:``, a plain
-    file path or ``":memory:"`` open SQLite. Other schemes (``postgresql://``)
-    are reserved for backends that do not exist yet and are refused clearly.
+def is_postgres_url(location: str | Path) -> bool:
+    return str(location).partition("://")[0] in POSTGRES_SCHEMES and "://" in str(location)
+
+
+NODE_ENV = "ARENA_NODE"
+
+
+def open_store(location: str | Path, *, node: str | None = None) -> Store:
+    """Open the store named by a path or URL (what every ``--db`` takes).
+
+    ``postgresql://user@host:port/dbname`` (or ``postgres://``) opens
+    PostgreSQL; ``sqlite:///relative/or/absolute.db``, ``sqlite://:memory:``,
+    a plain file path or ``":memory:"`` open SQLite. The schema is created or
+    migrated on open.
+
+    ``node`` (default: the ``ARENA_NODE`` environment variable) names the
+    arena node using the store. Nodes sharing one PostgreSQL database need
+    distinct names: a node starting up then aborts only its own unfinished
+    matches, not those other nodes are playing.
     """
+    text = str(location)
+    node = node if node is not None else (os.environ.get(NODE_ENV) or None)
+    if is_postgres_url(text):
+        from arena.storage.postgres import PostgresStore
+
+        return PostgresStore(text, node=node)
     from arena.storage.sqlite import SqliteStore
 
-    text = str(location)
     if "://" not in text:
-        return SqliteStore(text)
+        return SqliteStore(text, node=node)
     scheme, _, rest = text.partition("://")
     if scheme != "sqlite":
-        raise StorageError(f"unsupported store URL scheme {scheme!r}; use a file path or "
-                           "sqlite:///path.db")
+        raise StorageError(f"unsupported store URL scheme {scheme!r}; use a file path, "
+                           "sqlite:///path.db or postgresql://host/dbname")
     if rest in (":memory:", "/:memory:"):
-        return SqliteStore(":memory:")
+        return SqliteStore(":memory:", node=node)
     # sqlite:///data/arena.db -> "data/arena.db"; sqlite:////abs/arena.db -> "/abs/arena.db"
     path = rest[1:] if rest.startswith("/") else rest
     if not path:
         raise StorageError(f"store URL {text!r} names no file")
-    return SqliteStore(path)
+    return SqliteStore(path, node=node)
 
 
 __all__ = [
     "AlreadyExistsError", "BotRecord", "MatchRecord", "MatchStatus", "NotFoundError",
-    "ScheduledMatch", "SeatFaults", "StorageError", "Store", "StoredEvent",
-    "TournamentRecord", "TournamentStatus", "open_store",
+    "ScheduledMatch", "SeatFaults", "SlotTakenError", "StorageError", "Store", "StoredEvent",
+    "TournamentRecord", "TournamentStatus", "is_postgres_url", "open_store",
 ]

@@ -1,8 +1,11 @@
 """The storage interface: everything the arena keeps across restarts.
 
 Tables, matches, tournaments and the web know storage only through
-:class:`Store`. SQLite (``arena.storage.sqlite``) is the embedded default; a
-PostgreSQL backend shared by several nodes implements the same class.
+:class:`Store`. Two backends implement it, both on the SQL of
+:mod:`arena.storage.store` and the one schema of :mod:`arena.storage.schema`:
+SQLite (:mod:`arena.storage.sqlite`), the embedded default, and PostgreSQL
+(:mod:`arena.storage.postgres`), which several arena nodes can share.
+:func:`arena.storage.open_store` picks one from a path or URL.
 
 Methods are synchronous and each is one transaction; the server calls them
 from a single writer thread (``arena.storage.writer``) so the event loop never
@@ -19,7 +22,7 @@ from __future__ import annotations
 import abc
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 Wire = dict[str, Any]
 
@@ -34,6 +37,11 @@ class NotFoundError(StorageError, LookupError):
 
 class AlreadyExistsError(StorageError):
     """A bot or tournament with that name / id exists already."""
+
+
+class SlotTakenError(StorageError):
+    """A tournament slot already holds a finished match: finishing another
+    match for it would count the slot twice, so the finish is refused."""
 
 
 class MatchStatus(str, enum.Enum):
@@ -84,6 +92,7 @@ class MatchRecord:
     latency_ms: list[list[float]] | None = None  # per seat, every decision
     abort_reason: str | None = None
     seed: str | None = None  # how the decks were generated, for duplicates
+    node: str | None = None  # the arena node playing it (several nodes share PostgreSQL)
 
 
 @dataclass(frozen=True)
@@ -161,19 +170,52 @@ class Store(abc.ABC):
     def append_events(self, match_id: str, events: list[StoredEvent]) -> None:
         """Append to the match's log (append-only; seq must continue)."""
 
+    def append_events_many(self, batches: Mapping[str, list[StoredEvent]]
+                           ) -> dict[str, Exception]:
+        """Append several matches' events; a refused match is skipped, the
+        others are kept. Returns the refusals by match id. Backends override
+        this to use one transaction."""
+        failed: dict[str, Exception] = {}
+        for match_id, events in batches.items():
+            try:
+                self.append_events(match_id, events)
+            except StorageError as exc:
+                failed[match_id] = exc
+        return failed
+
+    def append_rows_many(self, batches: Mapping[str, list[tuple[int, float, str]]]
+                         ) -> dict[str, Exception]:
+        """Like :meth:`append_events_many` for events already encoded as
+        ``(seq, at, JSON text)`` rows (the store writer encodes them on the
+        event loop). This default decodes them again."""
+        import json
+
+        return self.append_events_many({
+            match_id: [StoredEvent(seq, at, json.loads(text)) for seq, at, text in rows]
+            for match_id, rows in batches.items()})
+
     @abc.abstractmethod
     def finish_match(self, match_id: str, *, result: Wire, reveal: list[Wire],
                      faults: list[SeatFaults], latency_ms: list[list[float]],
-                     finished_at: float) -> None:
-        """Mark finished, atomically with everything that makes it count."""
+                     finished_at: float, slot: tuple[str, int] | None = None) -> None:
+        """Mark finished, atomically with everything that makes it count.
+
+        With ``slot = (tournament_id, slot_index)`` the schedule slot gets
+        this match in the same transaction; if the slot already holds a
+        finished match nothing is written and SlotTakenError is raised."""
 
     @abc.abstractmethod
     def abort_match(self, match_id: str, reason: str, *,
                     faults: list[SeatFaults] | None = None) -> None: ...
 
     @abc.abstractmethod
-    def abort_unfinished(self, reason: str = "server restarted") -> list[str]:
-        """Mark every running match aborted; return their ids (start-up)."""
+    def abort_unfinished(self, reason: str = "server restarted", *,
+                         node: str | None = None) -> list[str]:
+        """Mark running matches aborted; return their ids (start-up).
+
+        Those of ``node``, by default of the node this store was opened for;
+        a store opened without a node name (one node alone, as on SQLite)
+        aborts every running match."""
 
     @abc.abstractmethod
     def get_match(self, match_id: str) -> MatchRecord:
@@ -191,6 +233,23 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def count_matches(self, *, bot: str | None = None, tournament_id: str | None = None,
                       status: MatchStatus | None = None) -> int: ...
+
+    def finished_matches(self, *, tournament_id: str | None = None,
+                         bot: str | None = None) -> list[MatchRecord]:
+        """Every finished match, oldest first, without ``reveal``: the input
+        of standings and rating charts. This default reads pages of
+        :meth:`list_matches`; backends answer with one ordered query."""
+        page_size = 1000
+        out: list[MatchRecord] = []
+        while True:
+            page = self.list_matches(bot=bot, tournament_id=tournament_id,
+                                     status=MatchStatus.FINISHED, limit=page_size,
+                                     offset=len(out))
+            out.extend(page)
+            if len(page) < page_size:
+                break
+        out.sort(key=lambda m: (m.finished_at or 0.0, m.id))
+        return out
 
     # -- tournaments --------------------------------------------------------
     @abc.abstractmethod

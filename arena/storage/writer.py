@@ -247,33 +247,16 @@ class StoreWriter:
         self._loop.call_soon_threadsafe(self._note_batch, n_written, failed)
 
     def _write_rows(self, rows: dict[str, list[Row]]) -> dict[str, Exception]:
-        many = getattr(self.store, "append_rows_many", None)
-        if many is not None:
-            try:
-                return many(rows)
-            except Exception as exc:  # e.g. disk full: the whole batch is lost
-                return {match_id: exc for match_id in rows}
-        # A store without the encoded path gets StoredEvents back.
-        return self._write_events({
-            match_id: [StoredEvent(seq, at, json.loads(text)) for seq, at, text in match_rows]
-            for match_id, match_rows in rows.items()})
+        try:
+            return self.store.append_rows_many(rows)
+        except Exception as exc:  # e.g. disk full: the whole batch is lost
+            return {match_id: exc for match_id in rows}
 
     def _write_events(self, batches: dict[str, list[StoredEvent]]) -> dict[str, Exception]:
-        many = getattr(self.store, "append_events_many", None)
-        failed: dict[str, Exception]
-        if many is not None:
-            try:
-                failed = many(batches)
-            except Exception as exc:  # e.g. disk full: the whole batch is lost
-                failed = {match_id: exc for match_id in batches}
-        else:
-            failed = {}
-            for match_id, events in batches.items():
-                try:
-                    self.store.append_events(match_id, events)
-                except StorageError as exc:
-                    failed[match_id] = exc
-        return failed
+        try:
+            return self.store.append_events_many(batches)
+        except Exception as exc:  # e.g. disk full: the whole batch is lost
+            return {match_id: exc for match_id in batches}
 
     def _note_batch(self, n_written: int, failed: dict[str, Exception]) -> None:
         self.batches_written += 1
@@ -342,15 +325,18 @@ class StoreWriter:
 
     async def finish_match(self, match_id: str, *, result: Wire, reveal: list[Wire],
                            faults: list[SeatFaults], latency_ms: list[list[float]],
-                           finished_at: float) -> None:
-        """Commit the result; raises EventLogError if part of the log was lost."""
+                           finished_at: float, slot: tuple[str, int] | None = None) -> None:
+        """Commit the result (and fill ``slot`` in the same transaction, see
+        :meth:`Store.finish_match`); raises EventLogError if part of the log
+        was lost."""
         await self.flush()
         failed = self._failed.pop(match_id, None)
         if failed is not None:
             raise EventLogError(f"match {match_id!r} cannot be finished: its event log is "
                                 f"incomplete ({failed})") from failed
         await self.call(self.store.finish_match, match_id, result=result, reveal=reveal,
-                        faults=faults, latency_ms=latency_ms, finished_at=finished_at)
+                        faults=faults, latency_ms=latency_ms, finished_at=finished_at,
+                        slot=slot)
 
     async def abort_match(self, match_id: str, reason: str, *,
                           faults: list[SeatFaults] | None = None) -> None:

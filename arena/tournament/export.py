@@ -130,14 +130,7 @@ def export_standings(rows: list[StandingRow], target: Path | str, *, store: Any 
     """
     matches: list[MatchRecord] = []
     if store is not None and tournament_id is not None:
-        finished = getattr(store, "finished_matches", None)
-        if finished is not None:
-            matches = finished(tournament_id=tournament_id)
-        else:
-            from arena.storage.base import MatchStatus
-
-            matches = store.list_matches(tournament_id=tournament_id,
-                                         status=MatchStatus.FINISHED, limit=1_000_000)
+        matches = store.finished_matches(tournament_id=tournament_id)
     meta = dict(meta or {})
     if tournament_id is not None:
         meta.setdefault("tournament_id", tournament_id)

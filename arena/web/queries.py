@@ -35,8 +35,6 @@ from arena.web.live import LADDER, LiveHub
 
 Wire = dict[str, Any]
 
-PAGE = 500  # rows per store read when walking a whole result set
-MAX_SCOPE_MATCHES = 200_000  # standings beyond this would need a summary table
 MAX_LATENCY_MATCHES = 100  # recent matches read in full for latency figures
 CACHE_SCOPES = 32
 ALL = "all"
@@ -212,19 +210,7 @@ class Queries:
         return matches, rows
 
     def _finished(self, tournament_id: str | None) -> list[MatchRecord]:
-        finished = getattr(self.store, "finished_matches", None)
-        if finished is not None:  # SqliteStore: one ordered query instead of pages
-            return list(finished(tournament_id=tournament_id))
-        out: list[MatchRecord] = []
-        while len(out) < MAX_SCOPE_MATCHES:
-            page = self.store.list_matches(tournament_id=tournament_id,
-                                           status=MatchStatus.FINISHED,
-                                           limit=PAGE, offset=len(out))
-            out.extend(page)
-            if len(page) < PAGE:
-                break
-        out.sort(key=lambda m: (m.finished_at or 0.0, m.id))  # oldest first
-        return out
+        return list(self.store.finished_matches(tournament_id=tournament_id))
 
     # -- one bot --------------------------------------------------------------------
     def bot_stats(self, name: str, scope: str, recent: int) -> Wire:

@@ -17,7 +17,7 @@ import sys
 import time
 
 from arena.storage.base import MatchRecord, MatchStatus, SeatFaults, StoredEvent
-from arena.storage.sqlite import SqliteStore
+from arena.storage import open_store
 from arena.storage.writer import StoreWriter
 
 SEATS = 5
@@ -61,7 +61,7 @@ async def stalled_table(writer: StoreWriter) -> None:
 
 
 async def main(path: str) -> None:
-    store = SqliteStore(path)
+    store = open_store(path)
     writer = StoreWriter(store, batch_events=32, flush_delay=0.002)
     async with asyncio.TaskGroup() as tg:
         tg.create_task(stalled_table(writer))

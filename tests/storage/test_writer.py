@@ -9,15 +9,16 @@ import pytest
 from structlog.testing import capture_logs
 
 from arena.storage.base import MatchStatus, StorageError
-from arena.storage.sqlite import SqliteStore
+from arena.storage import open_store
 from arena.storage.writer import EventLogError, StoreWriter, WriterClosedError
 
 from .helpers import events, finish_kwargs, match
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = SqliteStore(tmp_path / "arena.db")
+def store(db_location):
+    """A SQLite file or a PostgreSQL database (see conftest)."""
+    s = open_store(db_location)
     yield s
     s.close()
 

@@ -1,0 +1,96 @@
+"""A tournament's schedule as a queue shared by several arena nodes.
+
+A node *claims* an open slot (no finished match, no live lease) for
+``lease_s`` seconds and renews the lease while the match runs. If the node
+dies its lease runs out and another node's claim takes the slot and replays
+it from the start. Finishing the match fills the slot in the same
+transaction (``finish_match(..., slot=...)``, refused with SlotTakenError if
+the slot was filled meanwhile), so each slot counts exactly once.
+
+On PostgreSQL the claim is ``SELECT ... FOR UPDATE SKIP LOCKED``: nodes
+claiming at the same moment never wait for each other and never get the same
+slot. On SQLite the write transaction itself excludes other claimers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from arena.storage.base import NotFoundError, ScheduledMatch, StorageError
+from arena.storage.connections import Database
+
+
+@dataclass(frozen=True)
+class SlotLease:
+    """A slot claimed by ``node`` until ``until`` (wall-clock seconds)."""
+
+    slot: ScheduledMatch
+    node: str
+    until: float
+
+
+def scheduled(row: Any) -> ScheduledMatch:
+    return ScheduledMatch(tournament_id=row["tournament_id"], slot=row["slot"],
+                          players=json.loads(row["players"]), seed=row["seed"],
+                          match_id=row["match_id"], attempts=row["attempts"],
+                          extra=json.loads(row["extra"]))
+
+
+def _check_lease(lease_s: float) -> None:
+    if not lease_s > 0:
+        raise StorageError(f"a lease must last more than 0 seconds, not {lease_s!r}")
+
+
+class SlotQueue:
+    """The queue methods of :class:`arena.storage.store.SqlStore`."""
+
+    db: Database
+
+    def claim_slot(self, tournament_id: str, node: str, lease_s: float, *,
+                   now: float | None = None) -> SlotLease | None:
+        """Claim the lowest open slot for ``node``; None when every slot is
+        finished or leased. A claim counts as an attempt of the slot."""
+        _check_lease(lease_s)
+        now = time.time() if now is None else now
+        with self.db.tx() as db:
+            row = db.execute(
+                "SELECT * FROM schedule WHERE tournament_id = ? AND match_id IS NULL"
+                " AND (lease_until IS NULL OR lease_until < ?) ORDER BY slot LIMIT 1"
+                + self.db.dialect.skip_locked, (tournament_id, now)).fetchone()
+            if row is None:
+                if db.execute("SELECT 1 FROM tournaments WHERE id = ?",
+                              (tournament_id,)).fetchone() is None:
+                    raise NotFoundError(f"no tournament {tournament_id!r}")
+                return None
+            db.execute("UPDATE schedule SET lease_node = ?, lease_until = ?,"
+                       " attempts = attempts + 1 WHERE tournament_id = ? AND slot = ?",
+                       (node, now + lease_s, tournament_id, row["slot"]))
+        slot = scheduled(row)
+        slot = dataclasses.replace(slot, attempts=slot.attempts + 1)
+        return SlotLease(slot=slot, node=node, until=now + lease_s)
+
+    def renew_lease(self, tournament_id: str, slot: int, node: str, lease_s: float, *,
+                    now: float | None = None) -> bool:
+        """Extend ``node``'s lease; False if the node no longer holds the slot
+        (another node claimed it after the lease ran out, or it is finished):
+        the node should then abandon its match."""
+        _check_lease(lease_s)
+        now = time.time() if now is None else now
+        with self.db.tx() as db:
+            cur = db.execute("UPDATE schedule SET lease_until = ? WHERE tournament_id = ?"
+                             " AND slot = ? AND lease_node = ? AND match_id IS NULL",
+                             (now + lease_s, tournament_id, slot, node))
+            return cur.rowcount == 1
+
+    def release_slot(self, tournament_id: str, slot: int, node: str) -> bool:
+        """Give an unfinished slot back (its match was aborted) so any node
+        can claim it at once; False if ``node`` did not hold it."""
+        with self.db.tx() as db:
+            cur = db.execute("UPDATE schedule SET lease_node = NULL, lease_until = NULL"
+                             " WHERE tournament_id = ? AND slot = ? AND lease_node = ?"
+                             " AND match_id IS NULL", (tournament_id, slot, node))
+            return cur.rowcount == 1

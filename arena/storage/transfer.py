@@ -1,0 +1,172 @@
+"""``arena db migrate`` and ``arena db copy SRC DST``.
+
+``migrate`` brings a store's schema up to date (opening a store does that
+too; the command says what it did, for an upgrade done on purpose).
+
+``copy`` moves an arena between stores, typically an existing SQLite file
+to a new PostgreSQL database: every row of every table, read from one
+snapshot of the source and written in ONE transaction of the destination,
+so a failed copy leaves the destination as empty as it was. The destination
+must be empty. Afterwards both stores are read again and compared table by
+table (row counts and a digest of every row); a difference is an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import structlog
+
+from arena.storage import open_store
+from arena.storage.base import StorageError
+from arena.storage.schema import COPIED_TABLES, SCHEMA_VERSION
+from arena.storage.store import SqlStore
+
+log = structlog.get_logger(__name__)
+
+CHUNK_ROWS = 1000
+
+
+class CopyMismatchError(StorageError):
+    """The destination does not hold exactly what the source holds."""
+
+
+class DestinationNotEmptyError(StorageError):
+    """``arena db copy`` writes only into an empty store."""
+
+
+@dataclass(frozen=True)
+class TableCopy:
+    table: str
+    source_rows: int
+    copied_rows: int
+    digest: str  # of the source's rows, equal to the destination's after checking
+
+
+def _select(table: str, columns: tuple[str, ...], order: str) -> str:
+    return f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}"
+
+
+def _chunks(db: Any, sql: str) -> Iterator[list[tuple[Any, ...]]]:
+    cursor = db.execute(sql)
+    while True:
+        rows = cursor.fetchmany(CHUNK_ROWS)
+        if not rows:
+            return
+        yield [tuple(row) for row in rows]
+
+
+def table_digests(store: SqlStore) -> dict[str, tuple[int, str]]:
+    """Per table: (row count, digest of its rows), from one snapshot.
+
+    The digest is the sum of the rows' SHA-256 values: independent of row
+    order, so the two backends' collations cannot make equal tables differ."""
+    out: dict[str, tuple[int, str]] = {}
+    with store.db.read() as db:
+        for table, columns, _ in COPIED_TABLES:
+            total = count = 0
+            for rows in _chunks(db, f"SELECT {', '.join(columns)} FROM {table}"):
+                for row in rows:
+                    total += int.from_bytes(hashlib.sha256(repr(row).encode()).digest(), "big")
+                count += len(rows)
+            out[table] = (count, f"{total % (1 << 256):064x}")
+    return out
+
+
+def _is_empty(store: SqlStore) -> bool:
+    with store.db.read() as db:
+        return all(db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is None
+                   for table, _, _ in COPIED_TABLES)
+
+
+def copy_store(source: SqlStore, destination: SqlStore) -> list[TableCopy]:
+    """Copy everything from ``source`` into the empty ``destination`` and
+    check the result; raises DestinationNotEmptyError or CopyMismatchError."""
+    if not _is_empty(destination):
+        raise DestinationNotEmptyError(
+            f"{destination.db.where} already holds an arena; copy only into an empty store "
+            "(create a new database, or delete the file)")
+    copied: dict[str, int] = {}
+    with source.db.read() as src, destination.db.tx(durable=True) as dst:
+        for table, columns, order in COPIED_TABLES:
+            insert = (f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+                      f"({', '.join('?' for _ in columns)})")
+            copied[table] = 0
+            for rows in _chunks(src, _select(table, columns, order)):
+                dst.executemany(insert, rows)
+                copied[table] += len(rows)
+            log.info("storage.copied_table", table=table, rows=copied[table])
+    before, after = table_digests(source), table_digests(destination)
+    report = [TableCopy(table, before[table][0], copied[table], before[table][1])
+              for table, _, _ in COPIED_TABLES]
+    differ = [t for t, _, _ in COPIED_TABLES if before[t] != after[t]]
+    if differ:
+        raise CopyMismatchError(
+            "the copy differs from the source in " + ", ".join(
+                f"{t} ({before[t][0]} rows, {after[t][0]} copied)" for t in differ)
+            + "; the source is unchanged, drop the destination and copy again")
+    return report
+
+
+# -- the command ------------------------------------------------------------------------
+
+def add_db_arguments(db: argparse.ArgumentParser) -> None:
+    """``arena db migrate --db LOCATION`` and ``arena db copy SRC DST``."""
+    sub = db.add_subparsers(dest="db_command")
+    migrate = sub.add_parser("migrate", help="bring a store's schema up to date")
+    migrate.add_argument("--db", default="arena.db",
+                         help="SQLite file or postgresql://user@host/dbname")
+    copy = sub.add_parser("copy", help="copy every bot, match and tournament into an "
+                                       "empty store (e.g. SQLite to PostgreSQL)")
+    copy.add_argument("src", help="the store to copy (left unchanged)")
+    copy.add_argument("dst", help="an empty store: a new SQLite file or PostgreSQL database")
+    db.set_defaults(func=run_db_command)
+
+
+def _open(location: str) -> SqlStore:
+    store = open_store(location)
+    if not isinstance(store, SqlStore):  # pragma: no cover - every backend is one today
+        store.close()
+        raise StorageError(f"{location}: not a SQL store")
+    return store
+
+
+def run_db_command(args: argparse.Namespace) -> int:
+    try:
+        if args.db_command == "migrate":
+            store = _open(args.db)
+            try:
+                old = store.migrated_from
+                if old == SCHEMA_VERSION:
+                    print(f"{store.db.where}: schema version {SCHEMA_VERSION}, up to date")
+                else:
+                    print(f"{store.db.where}: schema version {old} -> {SCHEMA_VERSION}")
+            finally:
+                store.close()
+            return 0
+        if args.db_command == "copy":
+            if args.src == args.dst:
+                print("arena db copy: source and destination are the same", file=sys.stderr)
+                return 2
+            source = _open(args.src)
+            try:
+                destination = _open(args.dst)
+                try:
+                    report = copy_store(source, destination)
+                finally:
+                    destination.close()
+            finally:
+                source.close()
+            for entry in report:
+                print(f"{entry.table}\t{entry.copied_rows} rows")
+            print(f"copied {args.src} -> {destination.db.where}: every table checked")
+            return 0
+    except StorageError as exc:
+        print(f"arena db {args.db_command}: {exc}", file=sys.stderr)
+        return 1
+    print("arena db: say 'migrate' or 'copy SRC DST'", file=sys.stderr)
+    return 2
