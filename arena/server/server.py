@@ -30,12 +30,15 @@ from arena.server.seats import Seat, SeatKind
 from arena.server.table import Limits, Table
 from arena.storage.base import Store
 from arena.storage.writer import StoreWriter
+from arena.tournament.keys import DealKeyring
 from arena.web.live import LiveHub
+from protocol.deals import KeyedDeals, new_deal_key
 from protocol.errors import ErrorCode
 from protocol.messages import Action, Hello
 
 log = structlog.get_logger("arena.server")
 
+LADDER_TABLE = "ladder"  # the table name keyed ladder decks are derived under
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 
 
@@ -229,18 +232,34 @@ class ArenaServer:
                                   kind=SeatKind.HOUSE, house=self._house(kind)))
             else:
                 seats.append(self._remote_seat(index, conn))
-        self._launch(self._new_table(seats, rng=random.Random(), rules=self.config.rules))
+        self._launch(self._new_table(seats, rules=self.config.rules))
 
-    def _new_table(self, seats: list[Seat], *, rng: random.Random, rules: dict | None = None,
-                   tournament_id: str | None = None, seed: str | None = None,
-                   limits: Limits | None = None) -> Table:
+    def _new_table(self, seats: list[Seat], *, rng: random.Random | None = None,
+                   rules: dict | None = None, tournament_id: str | None = None,
+                   seed: str | None = None, limits: Limits | None = None,
+                   deal_key: bytes | None = None,
+                   slot: tuple[str, int] | None = None) -> Table:
+        """A table whose decks come from ``rng`` if given (``arena match
+        --seed``), else from a keyed stream: the tournament's ``deal_key``
+        with ``seed`` naming the table, or a fresh key for this match alone."""
         cfg = self.config
+        match_id = new_match_id()
+        keyed: KeyedDeals | None = None
+        if rng is None:
+            if deal_key is None:
+                deal_key = new_deal_key()
+                DealKeyring.for_store(self.store).record_ladder_key(match_id, deal_key)
+            keyed = KeyedDeals(deal_key, seed or LADDER_TABLE)
+            rng = keyed
         engine = self.spec.new_match(rules, rng, None)
-        table = Table(match_id=new_match_id(), spec=self.spec, engine=engine, seats=seats,
+        if keyed is not None and hasattr(engine, "deal_label"):
+            keyed.label_of = lambda: engine.deal_label
+        table = Table(match_id=match_id, spec=self.spec, engine=engine, seats=seats,
                       limits=limits or Limits(cfg.decision_ms, cfg.bank_ms,
                                               cfg.timeouts_before_autopilot),
                       writer=self.writer, hub=self.hub, metrics=self.metrics,
-                      tournament_id=tournament_id, seed=seed, on_seat_released=self._release)
+                      tournament_id=tournament_id, seed=seed, on_seat_released=self._release,
+                      slot=slot)
         self.tables[table.match_id] = table
         return table
 
@@ -265,12 +284,19 @@ class ArenaServer:
 
     async def play_match(self, players: list[PlayerSpec], *, seed: str | None = None,
                          rules: dict | None = None, tournament_id: str | None = None,
-                         claim_timeout_s: float = 30.0, limits: Limits | None = None) -> MatchOutcome:
+                         claim_timeout_s: float = 30.0, limits: Limits | None = None,
+                         deal_key: bytes | None = None,
+                         slot: tuple[str, int] | None = None) -> MatchOutcome:
         """Run one match with the given bots in the given seats.
 
         Remote bots must connect (or be connected and idle) within
-        ``claim_timeout_s``. The deck sequence comes from ``seed``, so the same
-        seed with rotated seats is a duplicate of the same deal.
+        ``claim_timeout_s``. With ``deal_key`` (a tournament's secret) every
+        deck is derived from the key, ``seed`` (the table's public label) and
+        the deal's label, so rotated seats at the same table are duplicates of
+        the same deals. Without it, ``seed`` alone fixes the decks (a public,
+        reproducible match) and no seed means a fresh secret key. ``slot``
+        (tournament id, slot index) is completed in the match's finishing
+        transaction.
         """
         n_seats = self.seats_for(rules)
         if len(players) != n_seats:
@@ -290,9 +316,9 @@ class ArenaServer:
             for conn in claimed:
                 self._release(conn)
             raise
-        rng = random.Random(seed) if seed is not None else random.Random()
+        rng = random.Random(seed) if seed is not None and deal_key is None else None
         table = self._new_table(seats, rng=rng, rules=rules, tournament_id=tournament_id,
-                                seed=seed, limits=limits)
+                                seed=seed, limits=limits, deal_key=deal_key, slot=slot)
         task = self._launch(table)
         try:
             await asyncio.shield(task)

@@ -36,6 +36,11 @@ class AlreadyExistsError(StorageError):
     """A bot or tournament with that name / id exists already."""
 
 
+class SlotTakenError(StorageError):
+    """A tournament slot already has its finished match: a second one would
+    count the slot twice."""
+
+
 class MatchStatus(str, enum.Enum):
     RUNNING = "running"
     FINISHED = "finished"
@@ -164,8 +169,11 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def finish_match(self, match_id: str, *, result: Wire, reveal: list[Wire],
                      faults: list[SeatFaults], latency_ms: list[list[float]],
-                     finished_at: float) -> None:
-        """Mark finished, atomically with everything that makes it count."""
+                     finished_at: float, slot: tuple[str, int] | None = None) -> None:
+        """Mark finished, atomically with everything that makes it count;
+        with ``slot`` = (tournament id, slot index) the slot gets this match
+        in the same transaction (SlotTakenError, and nothing written, if it
+        has a finished match already)."""
 
     @abc.abstractmethod
     def abort_match(self, match_id: str, reason: str, *,

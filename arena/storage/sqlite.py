@@ -58,6 +58,7 @@ from arena.storage.base import (
     NotFoundError,
     ScheduledMatch,
     SeatFaults,
+    SlotTakenError,
     StorageError,
     Store,
     StoredEvent,
@@ -546,8 +547,10 @@ class SqliteStore(Store):
 
     def finish_match(self, match_id: str, *, result: Wire, reveal: list[Wire],
                      faults: list[SeatFaults], latency_ms: list[list[float]],
-                     finished_at: float) -> None:
+                     finished_at: float, slot: tuple[str, int] | None = None) -> None:
         with self._tx(durable=True) as db:
+            if slot is not None:
+                self._take_slot(db, slot, match_id)
             self._next_seq.pop(match_id, None)
             status = self._status_of(db, match_id)
             if status is not MatchStatus.RUNNING:
@@ -564,6 +567,20 @@ class SqliteStore(Store):
                 " faults = ?, latency_ms = ? WHERE id = ?",
                 (MatchStatus.FINISHED.value, finished_at, _dumps(result), _dumps(reveal),
                  _dumps([asdict(f) for f in faults]), _dumps(latency_ms), match_id))
+
+    @staticmethod
+    def _take_slot(db: sqlite3.Connection, slot: tuple[str, int], match_id: str) -> None:
+        """Give the slot its match inside finish_match's transaction."""
+        tournament_id, index = slot
+        row = db.execute("SELECT match_id FROM schedule WHERE tournament_id = ? AND slot = ?",
+                         (tournament_id, index)).fetchone()
+        if row is None:
+            raise NotFoundError(f"tournament {tournament_id!r} has no slot {index}")
+        if row[0] is not None and row[0] != match_id:
+            raise SlotTakenError(f"slot {index} of tournament {tournament_id!r} already "
+                                 f"counts match {row[0]!r}; match {match_id!r} is not finished")
+        db.execute("UPDATE schedule SET match_id = ? WHERE tournament_id = ? AND slot = ?",
+                   (match_id, tournament_id, index))
 
     def abort_match(self, match_id: str, reason: str, *,
                     faults: list[SeatFaults] | None = None) -> None:

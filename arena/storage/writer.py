@@ -342,7 +342,7 @@ class StoreWriter:
 
     async def finish_match(self, match_id: str, *, result: Wire, reveal: list[Wire],
                            faults: list[SeatFaults], latency_ms: list[list[float]],
-                           finished_at: float) -> None:
+                           finished_at: float, slot: tuple[str, int] | None = None) -> None:
         """Commit the result; raises EventLogError if part of the log was lost."""
         await self.flush()
         failed = self._failed.pop(match_id, None)
@@ -350,7 +350,8 @@ class StoreWriter:
             raise EventLogError(f"match {match_id!r} cannot be finished: its event log is "
                                 f"incomplete ({failed})") from failed
         await self.call(self.store.finish_match, match_id, result=result, reveal=reveal,
-                        faults=faults, latency_ms=latency_ms, finished_at=finished_at)
+                        faults=faults, latency_ms=latency_ms, finished_at=finished_at,
+                        slot=slot)
 
     async def abort_match(self, match_id: str, reason: str, *,
                           faults: list[SeatFaults] | None = None) -> None:

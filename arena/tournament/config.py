@@ -283,7 +283,8 @@ def config_from_wire(wire: dict[str, Any]) -> TournamentConfig:
 
     def strip(value: Any) -> Any:
         if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if v is not None and k != "source"}
+            return {k: strip(v) for k, v in value.items()
+                    if v is not None and k not in ("source", "deals")}
         if isinstance(value, list):
             return [strip(v) for v in value]
         return value

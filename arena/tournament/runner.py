@@ -38,7 +38,9 @@ from arena.storage.base import (
     TournamentStatus,
 )
 from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.keys import DealKeyring, KeyringError
 from arena.tournament.plan import house_strategy, plan, scheduled_matches
+from protocol.deals import DEAL_SCHEME, key_commitment
 
 log = structlog.get_logger("arena.tournament")
 
@@ -63,20 +65,54 @@ def build_schedule(config: TournamentConfig, tid: str) -> list[ScheduledMatch]:
                                        default_house_bot=spec.default_house_bot))
 
 
-def create_or_load(store: Store, config: TournamentConfig) -> tuple[TournamentRecord, bool]:
+def create_or_load(store: Store, config: TournamentConfig, *,
+                   secret: bytes | None = None) -> tuple[TournamentRecord, bool]:
     """The stored tournament for this config, created with its schedule if new.
-    Returns (record, created)."""
+    Returns (record, created).
+
+    A new tournament draws its deal key (or takes ``secret``, the key an
+    earlier run revealed, for an exact replay) and publishes its commitment
+    in the record's ``config.deals``."""
     tid = tournament_id(config)
+    keyring = DealKeyring.for_store(store)
     try:
-        return store.get_tournament(tid), False
+        record = store.get_tournament(tid)
     except NotFoundError:
         pass
+    else:
+        key = tournament_key(store, record)
+        if secret is not None and secret != key:
+            raise TournamentError(f"tournament {tid} was started with another deal key; "
+                                  "use a fresh --db to replay it with --secret")
+        return record, False
+    key = keyring.load(tid)
+    if key is None:
+        key = keyring.create(tid, secret)
+    elif secret is not None and secret != key:
+        raise TournamentError(f"a different deal key is kept for {tid} in {keyring.directory}")
     wire = config.to_wire()
     wire["source"] = str(config.source) if config.source else None
+    wire["deals"] = {"scheme": DEAL_SCHEME, "commitment": key_commitment(key)}
     record = TournamentRecord(id=tid, name=config.name, game=config.game, config=wire,
                               status=TournamentStatus.PENDING, created_at=time.time())
     store.create_tournament(record, build_schedule(config, tid))
     return record, True
+
+
+def tournament_key(store: Store, record: TournamentRecord) -> bytes:
+    """The deal key of a stored tournament, checked against its published
+    commitment; a tournament created without one (over HTTP) gets its key
+    now, before its first match."""
+    keyring = DealKeyring.for_store(store)
+    published = (record.config.get("deals") or {}).get("commitment")
+    if published is None:
+        key = keyring.load(record.id) or keyring.create(record.id)
+        log.info("deal_key_committed", tournament=record.id, commitment=key_commitment(key))
+        return key
+    try:
+        return keyring.load_checked(record.id, published)
+    except KeyringError as exc:
+        raise TournamentError(f"cannot deal tournament {record.id}: {exc}") from None
 
 
 class TournamentRunner:
@@ -91,6 +127,7 @@ class TournamentRunner:
         self.claim_timeout_s = claim_timeout_s
         self.local = LocalBots()
         self.failures: dict[int, int] = {}
+        self.deal_key = tournament_key(self.store, record)
 
     async def run(self) -> bool:
         """Play every unfinished slot; True when the whole schedule is done."""
@@ -157,11 +194,14 @@ class TournamentRunner:
         limits = Limits(self.config.limits.decision_ms, self.config.limits.bank_ms,
                         self.server.config.timeouts_before_autopilot)
         for attempt in range(3):
+            # The table completes the slot in the match's finishing transaction:
+            # a crash can leave the slot open or done, never a match counted
+            # without its slot (which a resume would play again).
             outcome = await self.server.play_match(
                 players, seed=slot.seed, rules=dict(self.config.rules) or None,
-                tournament_id=tid, claim_timeout_s=self.claim_timeout_s, limits=limits)
+                tournament_id=tid, claim_timeout_s=self.claim_timeout_s, limits=limits,
+                deal_key=self.deal_key, slot=(tid, slot.slot))
             if outcome.result is not None:
-                await self.server.writer.complete_slot(tid, slot.slot, outcome.match_id)
                 return True
             log.warning("slot_aborted", slot=slot.slot, attempt=attempt, reason=outcome.aborted)
             if self.server.stopping:

@@ -481,6 +481,12 @@ class MuushigEngine(WireMixin):
             self._seat = None
 
     # ------------------------------------------------------- read-only
+    @property
+    def deal_label(self) -> dict[str, int]:
+        """Names the deal being made (protocol §5): a keyed deck source gives
+        duplicate rotations the same deck for the same (round, hand)."""
+        return {"round": self._round, "hand": self._hand}
+
     def deals(self) -> list:
         return [d.deal for d in self._deal_events]
 
