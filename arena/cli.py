@@ -61,10 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     tour.add_argument("config", help="a tournament TOML file, or 'resume'")
     tour.add_argument("resume_id", nargs="?", help="with 'resume': the tournament id")
     _server_options(tour)
-    tour.add_argument("--export", default=None, metavar="DIR",
-                      help="write standings.json and standings.csv here at the end")
-    tour.add_argument("--keep-serving", action="store_true",
-                      help="keep the web server up after the tournament ends (Ctrl-C to stop)")
+    from arena.tournament.command import add_tournament_options
+
+    add_tournament_options(tour)  # --export, --keep-serving, --secret, --until-separated
     tour.set_defaults(func=_cmd_tournament)
 
     bots = sub.add_parser("bots", help="manage registered bots")
@@ -79,6 +78,12 @@ def _parser() -> argparse.ArgumentParser:
     p = bots_sub.add_parser("list", help="list bots")
     p.add_argument("--db", default="arena.db")
     p.set_defaults(func=_cmd_bots)
+
+    from arena.tournament.botlogs import add_logs_parser
+    from arena.tournament.verify import add_verify_parser
+
+    add_verify_parser(sub)  # arena verify TOURNAMENT | --match ID
+    add_logs_parser(sub)  # arena logs BOT [MATCH]
 
     check = sub.add_parser("check-bot", help="run a bot through the compliance checks")
     try:
@@ -251,7 +256,7 @@ def format_result(match_id: str, players: list[str], result: dict[str, Any]) -> 
 # -- tournament ------------------------------------------------------------------------
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
-    from arena.tournament.runner import run_tournament_command
+    from arena.tournament.command import run_tournament_command
 
     return asyncio.run(run_tournament_command(args, _server_config(args, matchmaking=False)))
 

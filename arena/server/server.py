@@ -25,8 +25,8 @@ from arena.games.base import GameSpec
 from arena.metrics import Metrics
 from arena.server.config import ServerConfig
 from arena.server.connection import AuthError, BotConnection, Identity
-from arena.server.lobby import Lobby
-from arena.server.seats import Seat, SeatKind
+from arena.server.lobby import ClaimTimeoutError, Lobby
+from arena.server.seats import AutopilotReason, Seat, SeatKind
 from arena.server.table import Limits, Table
 from arena.storage.base import Store
 from arena.storage.writer import StoreWriter
@@ -53,6 +53,13 @@ class PlayerSpec:
 
     name: str
     house: str | None = None  # house bot kind ("heuristic", "random"), else remote
+    # A remote bot that is not there in time: with ``stand_in`` its seat is
+    # played by autopilot in its name (a disconnect fault), else the claim
+    # fails. ``claim_timeout_s`` overrides play_match's for this bot;
+    # ``token_hash`` lets the bot take the seat back if it connects later.
+    stand_in: bool = False
+    claim_timeout_s: float | None = None
+    token_hash: str | None = None
 
 
 @dataclass
@@ -61,6 +68,7 @@ class MatchOutcome:
     result: dict[str, Any] | None
     aborted: str | None
     players: list[str] = field(default_factory=list)
+    absent: list[str] = field(default_factory=list)  # seats given to autopilot at the start
 
 
 class ArenaServer:
@@ -303,15 +311,29 @@ class ArenaServer:
             raise ValueError(f"{self.spec.name} needs {n_seats} players, got {len(players)}")
         seats: list[Seat] = []
         claimed: list[BotConnection] = []
+        absent: list[str] = []
         try:
             for index, player in enumerate(players):
                 if player.house is not None:
                     seats.append(Seat(index=index, name=player.name, kind=SeatKind.HOUSE,
                                       house=self._house(player.house)))
-                else:
-                    conn = await self.lobby.claim(player.name, claim_timeout_s)
-                    claimed.append(conn)
-                    seats.append(self._remote_seat(index, conn))
+                    continue
+                timeout = (player.claim_timeout_s if player.claim_timeout_s is not None
+                           else claim_timeout_s)
+                try:
+                    conn = await self.lobby.claim(player.name, timeout)
+                except ClaimTimeoutError:
+                    if not player.stand_in:
+                        raise
+                    absent.append(player.name)
+                    seats.append(Seat(index=index, name=player.name, kind=SeatKind.REMOTE,
+                                      house=self._house(), token_hash=player.token_hash,
+                                      autopilot=AutopilotReason.DISCONNECTED, disconnects=1))
+                    log.warning("seat_played_by_autopilot", bot=player.name,
+                                reason="not connected", waited_s=timeout)
+                    continue
+                claimed.append(conn)
+                seats.append(self._remote_seat(index, conn))
         except BaseException:
             for conn in claimed:
                 self._release(conn)
@@ -327,7 +349,7 @@ class ArenaServer:
             await asyncio.wait([task], timeout=5)
             raise
         return MatchOutcome(match_id=table.match_id, result=table.result, aborted=table.aborted,
-                            players=table.players)
+                            players=table.players, absent=absent)
 
     def status(self) -> dict[str, Any]:
         return {"tables": len(self.tables), "lobby": self.lobby.idle_bots(),

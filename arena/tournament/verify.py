@@ -15,7 +15,9 @@ It reads the store only; nothing here changes it.
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping
 
 from arena.games import get_game
@@ -171,3 +173,44 @@ def verify_match(store: Store, match_id: str,
     report.key_hex = key.hex()
     check_match(store, match, key, table, report)
     return report
+
+
+# -- arena verify ----------------------------------------------------------------
+def add_verify_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = sub.add_parser(
+        "verify", help="recompute every deck of a finished tournament from its revealed key",
+        description="Checks that every deal of every match was derived from the deal key "
+                    "committed at the start and matches the commitment sent before it.")
+    p.add_argument("tournament", nargs="?", help="the tournament id")
+    p.add_argument("--match", default=None, metavar="MATCH_ID",
+                   help="check one match instead (a ladder match, or a tournament's)")
+    p.add_argument("--db", default="arena.db", help="the database (default: %(default)s)")
+    p.set_defaults(func=run_verify)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    import sys
+
+    from arena.storage import open_store
+    from arena.storage.base import StorageError
+
+    if (args.tournament is None) == (args.match is None):
+        print("arena verify: give a tournament id or --match MATCH_ID", file=sys.stderr)
+        return 2
+    if not Path(args.db).exists():
+        print(f"arena verify: no database {args.db}", file=sys.stderr)
+        return 2
+    try:
+        store = open_store(args.db)
+    except StorageError as exc:
+        print(f"arena verify: {exc}", file=sys.stderr)
+        return 2
+    try:
+        report = (verify_match(store, args.match) if args.match
+                  else verify_tournament(store, args.tournament))
+    finally:
+        store.close()
+    if report.key_hex:
+        print(f"deal key: {report.key_hex}")
+    print(report.summary(), file=sys.stdout if report.ok else sys.stderr)
+    return 0 if report.ok else 1
