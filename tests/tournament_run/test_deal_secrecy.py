@@ -15,22 +15,42 @@ from protocol.deals import key_commitment
 from tests.tournament_run.helpers import all_decks, play, predicted_first_deck, sample_entrant, write_config
 
 
-async def test_no_deck_can_be_computed_from_the_public_config(tmp_path):
-    path = write_config(tmp_path, sample_entrant("r"))
-    store, tid, complete = await play(path, tmp_path / "a.db")
+import asyncio
+import shutil
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """One small duplicate tournament, played once; tests work on copies."""
+    folder = tmp_path_factory.mktemp("played")
+    path = write_config(folder, sample_entrant("r"))
+    store, tid, complete = asyncio.run(play(path, folder / "a.db"))
     assert complete
+    store.close()
+    return folder, tid
+
+
+def copy_of(played, tmp_path) -> tuple[SqliteStore, str]:
+    folder, tid = played
+    target = tmp_path / "copy"
+    shutil.copytree(folder, target)
+    return SqliteStore(target / "a.db"), tid
+
+
+def test_no_deck_can_be_computed_from_the_public_config(played, tmp_path):
+    store, tid = copy_of(played, tmp_path)
     for slot in store.get_schedule(tid):
         first = store.get_match(slot.match_id).reveal[0]["deck"]
         assert first != predicted_first_deck(slot.seed)
     store.close()
 
 
-async def test_the_same_file_on_fresh_stores_deals_different_decks(tmp_path):
-    path = write_config(tmp_path, sample_entrant("r"))
-    (tmp_path / "one").mkdir()
+async def test_the_same_file_on_fresh_stores_deals_different_decks(played, tmp_path):
+    first, tid = copy_of(played, tmp_path)
     (tmp_path / "two").mkdir()
-    first, tid, _ = await play(path, tmp_path / "one" / "a.db")
-    second, tid2, _ = await play(path, tmp_path / "two" / "a.db")
+    second, tid2, _ = await play(played[0] / "t.toml", tmp_path / "two" / "a.db")
     assert tid == tid2  # same file, same id
     decks_one, decks_two = all_decks(first, tid), all_decks(second, tid)
     common = set(decks_one) & set(decks_two)
@@ -39,9 +59,8 @@ async def test_the_same_file_on_fresh_stores_deals_different_decks(tmp_path):
     second.close()
 
 
-async def test_duplicate_rotations_get_the_same_deck_for_the_same_round_and_hand(tmp_path):
-    path = write_config(tmp_path, sample_entrant("r"))
-    store, tid, _ = await play(path, tmp_path / "a.db")
+def test_duplicate_rotations_get_the_same_deck_for_the_same_round_and_hand(played, tmp_path):
+    store, tid = copy_of(played, tmp_path)
     by_hand: dict[tuple[int, int], set[tuple[str, ...]]] = {}
     shared = 0
     for (_, rnd, hand), deck in all_decks(store, tid).items():
@@ -59,15 +78,13 @@ async def test_duplicate_rotations_get_the_same_deck_for_the_same_round_and_hand
     store.close()
 
 
-async def test_the_secret_passed_back_replays_the_exact_decks(tmp_path):
-    path = write_config(tmp_path, sample_entrant("r"))
-    (tmp_path / "one").mkdir()
-    (tmp_path / "two").mkdir()
-    first, tid, _ = await play(path, tmp_path / "one" / "a.db")
+async def test_the_secret_passed_back_replays_the_exact_decks(played, tmp_path):
     from arena.tournament.keys import DealKeyring
 
+    first, tid = copy_of(played, tmp_path)
     key = DealKeyring.for_store(first).load(tid)
-    second, _, _ = await play(path, tmp_path / "two" / "a.db", secret=key)
+    (tmp_path / "two").mkdir()
+    second, _, _ = await play(played[0] / "t.toml", tmp_path / "two" / "a.db", secret=key)
     one, two = all_decks(first, tid), all_decks(second, tid)
     assert all(one[k] == two[k] for k in set(one) & set(two))
     assert (first.get_tournament(tid).config["deals"]["commitment"]
@@ -76,9 +93,8 @@ async def test_the_secret_passed_back_replays_the_exact_decks(tmp_path):
     second.close()
 
 
-async def test_the_commitment_is_published_and_the_key_never_served_while_running(tmp_path):
-    path = write_config(tmp_path, sample_entrant("r"))
-    store, tid, _ = await play(path, tmp_path / "a.db")
+async def test_the_commitment_is_published_and_the_key_never_served_while_running(played, tmp_path):
+    store, tid = copy_of(played, tmp_path)
     from arena.tournament.keys import DealKeyring
 
     key = DealKeyring.for_store(store).load(tid)
@@ -99,14 +115,15 @@ async def test_the_commitment_is_published_and_the_key_never_served_while_runnin
         await client.close()
     # Nor does the database hold it: a copy of the .db file gives nothing away.
     store.close()
-    for file in tmp_path.glob("a.db*"):
+    files = list((tmp_path / "copy").glob("a.db*"))
+    assert files
+    for file in files:
         assert key.hex().encode() not in file.read_bytes()
         assert key not in file.read_bytes()
 
 
-async def test_verify_recomputes_every_deck_and_checks_every_commitment(tmp_path):
-    path = write_config(tmp_path, sample_entrant("r"))
-    store, tid, _ = await play(path, tmp_path / "a.db")
+def test_verify_recomputes_every_deck_and_checks_every_commitment(played, tmp_path):
+    store, tid = copy_of(played, tmp_path)
     from arena.tournament.verify import verify_tournament
 
     report = verify_tournament(store, tid)
@@ -116,9 +133,8 @@ async def test_verify_recomputes_every_deck_and_checks_every_commitment(tmp_path
     store.close()
 
 
-async def test_verify_catches_a_deck_that_was_not_derived_from_the_key(tmp_path):
-    path = write_config(tmp_path, sample_entrant("r"))
-    store, tid, _ = await play(path, tmp_path / "a.db")
+def test_verify_catches_a_deck_that_was_not_derived_from_the_key(played, tmp_path):
+    store, tid = copy_of(played, tmp_path)
     slot = store.get_schedule(tid)[2]
     match = store.get_match(slot.match_id)
     reveal = [dict(e) for e in match.reveal]
@@ -135,9 +151,8 @@ async def test_verify_catches_a_deck_that_was_not_derived_from_the_key(tmp_path)
     store.close()
 
 
-async def test_verify_refuses_a_tournament_that_is_not_over(tmp_path):
-    path = write_config(tmp_path, sample_entrant("r"))
-    store, tid, _ = await play(path, tmp_path / "a.db")
+def test_verify_refuses_a_tournament_that_is_not_over(played, tmp_path):
+    store, tid = copy_of(played, tmp_path)
     store.set_tournament_status(tid, TournamentStatus.RUNNING)
     from arena.tournament.verify import verify_tournament
 
