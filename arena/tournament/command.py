@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,13 @@ from arena.server.config import ServerConfig
 from arena.server.local_bots import EntrantCommandError, check_commands
 from arena.server.server import ArenaServer
 from arena.storage.base import NotFoundError, TournamentStatus
-from arena.tournament.config import ConfigError, TournamentConfig, config_from_wire, load_config
+from arena.tournament.config import (
+    DEFAULT_MAX_EXTRA_MATCHES,
+    ConfigError,
+    TournamentConfig,
+    config_from_wire,
+    load_config,
+)
 from arena.tournament.runner import (
     TournamentError,
     TournamentRunner,
@@ -42,6 +49,13 @@ def add_tournament_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep-serving", action=argparse.BooleanOptionalAction, default=None,
                    help="keep the web server up after the tournament ends, until Ctrl-C "
                         "(default: yes when the output is a terminal)")
+    p.add_argument("--until-separated", action="store_true",
+                   help="after the schedule, play more deck sets until every bot is "
+                        "significantly ahead of the next (docs/tournaments.md), at most "
+                        "--max-extra-matches more")
+    p.add_argument("--max-extra-matches", type=int, default=None, metavar="N",
+                   help="cap on the matches --until-separated may add "
+                        f"(default: {DEFAULT_MAX_EXTRA_MATCHES})")
     p.add_argument("--secret", default=None, metavar="HEX",
                    help="deal from this key (the one a finished tournament revealed) instead "
                         "of a fresh one, to replay its exact decks on a new --db")
@@ -63,6 +77,13 @@ def _load(args: Any, store: Any) -> tuple[TournamentConfig, Any]:
         check_local_commands(config)
         return config, record
     config = load_config(args.config)
+    if getattr(args, "until_separated", False) or getattr(args, "max_extra_matches", None):
+        extra = args.max_extra_matches
+        if extra is not None and extra < 0:
+            raise TournamentCommandError("--max-extra-matches must be 0 or more")
+        config = replace(config, schedule=replace(
+            config.schedule, until_separated=True,
+            max_extra_matches=config.schedule.max_extra_matches if extra is None else extra))
     secret = parse_deal_key(args.secret) if getattr(args, "secret", None) else None
     check_local_commands(config)
     record, created = create_or_load(store, config, secret=secret)
@@ -120,6 +141,9 @@ async def run_tournament_command(args: Any, base: ServerConfig) -> int:
                   f"{record.id} --db {args.db}", file=sys.stderr)
         rows = standings_rows(store, record.id)
         print(render_table(rows))
+        if runner.stopped_separated:
+            print("every bot is significantly ahead of the next: the reserve deck sets "
+                  "were not needed")
         for line in runner.faults_summary():
             print(f"fault: {line}")
         if complete:

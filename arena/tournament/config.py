@@ -55,7 +55,9 @@ MAX_ENTRANTS = 1000
 TOP_KEYS = frozenset({"name", "game", "seed", "duplicate", "parallel", "limits", "rules",
                       "schedule", "entrant"})
 LIMITS_KEYS = frozenset({"decision_ms", "bank_ms"})
-SCHEDULE_KEYS = frozenset({"kind", "max_tables", "tables", "house_bot"})
+SCHEDULE_KEYS = frozenset({"kind", "max_tables", "tables", "house_bot", "until_separated",
+                           "max_extra_matches"})
+DEFAULT_MAX_EXTRA_MATCHES = 100
 ENTRANT_KEYS = frozenset({"name", "command", "cwd", "remote"})
 
 
@@ -83,6 +85,10 @@ class ScheduleConfig:
     max_tables: int = DEFAULT_MAX_TABLES
     tables: int | None = None  # balanced: None lets the scheduler choose
     house_bot: str | None = None  # None: the game's default house bot
+    # Stopping rule (arena/tournament/extension.py): after the schedule, play
+    # more deck sets until neighbours are separated, at most this many matches.
+    until_separated: bool = False
+    max_extra_matches: int = DEFAULT_MAX_EXTRA_MATCHES
 
 
 @dataclass(frozen=True)
@@ -116,7 +122,7 @@ class TournamentConfig:
 
     def to_wire(self) -> dict[str, Any]:
         """Plain JSON-able dict (stored with the tournament record)."""
-        return {
+        wire = {
             "name": self.name, "game": self.game, "seed": self.seed,
             "duplicate": self.duplicate, "parallel": self.parallel,
             "limits": self.limits.to_wire(), "rules": dict(self.rules),
@@ -129,6 +135,10 @@ class TournamentConfig:
                           "cwd": None if e.cwd is None else str(e.cwd),
                           "remote": e.remote} for e in self.entrants],
         }
+        if self.schedule.until_separated:  # only then: older tournament ids stay the same
+            wire["schedule"].update(until_separated=True,
+                                    max_extra_matches=self.schedule.max_extra_matches)
+        return wire
 
 
 # -- small typed getters: each error names the key ----------------------------
@@ -247,7 +257,10 @@ def parse_config(doc: dict[str, Any], *, base_dir: Path | str = ".",
         max_tables=_int(sched_raw, "max_tables", "schedule.", DEFAULT_MAX_TABLES,
                         minimum=1, maximum=100_000),
         tables=_int(sched_raw, "tables", "schedule.", None, minimum=1, maximum=100_000),
-        house_bot=_str(sched_raw, "house_bot", "schedule.", None))
+        house_bot=_str(sched_raw, "house_bot", "schedule.", None),
+        until_separated=_bool(sched_raw, "until_separated", "schedule.", False),
+        max_extra_matches=_int(sched_raw, "max_extra_matches", "schedule.",
+                               DEFAULT_MAX_EXTRA_MATCHES, minimum=0, maximum=100_000))
     house_bots = get_game(game).house_bots
     if schedule.house_bot is not None and schedule.house_bot not in house_bots:
         raise ConfigError("schedule.house_bot", f"unknown house bot {schedule.house_bot!r}; "

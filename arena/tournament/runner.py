@@ -39,8 +39,9 @@ from arena.storage.base import (
     TournamentStatus,
 )
 from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.extension import is_reserve, reserve_groups, separated, stopping_level
 from arena.tournament.keys import DealKeyring, KeyringError, store_directory
-from arena.tournament.plan import house_strategy, plan, scheduled_matches
+from arena.tournament.plan import house_strategy, plan_parts, scheduled_matches
 from protocol.deals import DEAL_SCHEME, key_commitment
 
 log = structlog.get_logger("arena.tournament")
@@ -62,8 +63,8 @@ def build_schedule(config: TournamentConfig, tid: str) -> list[ScheduledMatch]:
     spec = get_game(config.game)
     # Rule options may change the table size (Muushig's `players`).
     n_seats = spec.new_match(dict(config.rules), None, None).n_seats if config.rules else spec.n_seats
-    return scheduled_matches(tid, plan(config, seats=n_seats,
-                                       default_house_bot=spec.default_house_bot))
+    base, reserve = plan_parts(config, seats=n_seats, default_house_bot=spec.default_house_bot)
+    return scheduled_matches(tid, base + reserve, reserve_from=len(base) if reserve else None)
 
 
 def create_or_load(store: Store, config: TournamentConfig, *,
@@ -145,6 +146,7 @@ class TournamentRunner:
         self.local = LocalBots(self.log_dir)
         self.failures: dict[int, int] = {}
         self.absent: dict[str, int] = {}  # bot -> matches it was not there for
+        self.stopped_separated = False  # the reserve was left because the field separated
         self._missing: set[str] = set()  # not there last time: do not wait again
         self.deal_key = tournament_key(self.store, record)
 
@@ -165,17 +167,56 @@ class TournamentRunner:
                                                 cwd=entrant.cwd), self.server)
         self._report(done, len(schedule))
         try:
-            done = await self._play_all(todo, done, len(schedule))
+            done = await self._play_all([s for s in todo if not is_reserve(s)], done,
+                                        len(schedule))
+            done = await self._play_reserve(schedule, done)
         finally:
             await self.local.stop()
             self.server.lobby.reserved.difference_update(self.config.entrant_names)
-        complete = done == len(schedule)
+        complete = self._complete()
         if complete:
             await self.server.writer.set_tournament_status(tid, TournamentStatus.FINISHED)
             self.server.hub.standings_changed(tid)
         log.info("tournament_stopped", tournament=tid, done=done, total=len(schedule),
                  crashes=self.local.crashes())
         return complete
+
+    async def _play_reserve(self, schedule: list[ScheduledMatch], done: int) -> int:
+        """Reserve deck sets while the standings are not separated
+        (arena/tournament/extension.py)."""
+        groups = reserve_groups(schedule)
+        level = stopping_level(len(groups))
+        for group in groups:
+            todo = [s for s in group if s.match_id is None]
+            if not todo:
+                continue
+            if separated(standings_rows(self.store, self.record.id), level):
+                self.stopped_separated = True
+                log.info("tournament_separated", tournament=self.record.id, level=level)
+                break
+            before = done
+            done = await self._play_all(todo, done, len(schedule))
+            if done - before < len(todo):
+                break  # a slot could not be played: stop here, resume continues
+        return done
+
+    def _complete(self) -> bool:
+        """Every slot of the schedule played, and the reserve played up to
+        the stop (whole deck sets)."""
+        groups_open = False
+        for slot in self.store.get_schedule(self.record.id):
+            if slot.match_id is not None:
+                continue
+            if not is_reserve(slot):
+                return False
+            groups_open = True
+        if not groups_open:
+            return True
+        if not self.stopped_separated:
+            return False
+        started = [g for g in reserve_groups(self.store.get_schedule(self.record.id))
+                   if any(s.match_id for s in g)]
+        return all(all(s.match_id for s in g) for g in started)
 
     async def _play_all(self, todo: list[ScheduledMatch], done: int, total: int) -> int:
         busy: set[str] = set()

@@ -94,3 +94,30 @@ def test_the_cli_table_says_whether_each_bot_is_ahead_of_the_next():
             assert f"yes (p={vs['p_value']:.3f})" in line
         else:
             assert "not yet (p=" in line
+
+
+def test_the_stopping_rule_needs_every_pair_apart_at_the_reduced_level():
+    from dataclasses import replace
+
+    from arena.tournament.extension import separated, stopping_level
+
+    rows = compute_standings(deck_sets([(2, 0)] * 8), bootstrap_samples=0)
+    level = stopping_level(3)
+    assert level == 0.05 / 4
+    apart = [replace(r, vs_next=None if r is rows[-1] else {**(r.vs_next or {}), "p_value": 0.001})
+             for r in rows]
+    assert separated(apart, level)
+    one_close = [replace(apart[0], vs_next={**apart[0].vs_next, "p_value": 0.02}), *apart[1:]]
+    assert not separated(one_close, level)
+
+
+def test_two_house_bots_side_by_side_are_not_compared():
+    from dataclasses import replace
+
+    from arena.tournament.extension import separated
+
+    rows = compute_standings(deck_sets([(2, 0)] * 8), bootstrap_samples=0)
+    named = [replace(r, bot=f"house-random-{i}") for i, r in enumerate(rows)]
+    close = [replace(r, vs_next=None if r is named[-1] else {**r.vs_next, "p_value": 0.9})
+             for r in named]
+    assert separated(close, 0.01)

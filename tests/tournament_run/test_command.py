@@ -79,3 +79,20 @@ def test_on_a_terminal_it_keeps_serving_the_tournament_page_until_ctrl_c(tmp_pat
             proc.kill()
             proc.wait()
         os.close(master)
+
+
+def test_until_separated_on_the_command_line_adds_capped_reserve_deck_sets(tmp_path):
+    from arena.cli import _parser
+    from arena.storage.sqlite import SqliteStore
+    from arena.tournament.command import _load
+
+    path = write_config(tmp_path, sample_entrant("r"))
+    args = _parser().parse_args(["tournament", str(path), "--db", str(tmp_path / "a.db"),
+                                 "--until-separated", "--max-extra-matches", "12"])
+    store = SqliteStore(tmp_path / "a.db")
+    config, record = _load(args, store)
+    assert config.schedule.until_separated and config.schedule.max_extra_matches == 12
+    schedule = store.get_schedule(record.id)
+    assert len(schedule) == 5 + 10  # two whole deck sets of five rotations fit in 12
+    assert sum(1 for s in schedule if s.extra.get("reserve")) == 10
+    store.close()
