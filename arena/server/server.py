@@ -30,7 +30,7 @@ from arena.server.seats import AutopilotReason, Seat, SeatKind
 from arena.server.table import Limits, Table
 from arena.storage.base import Store
 from arena.storage.writer import StoreWriter
-from arena.tournament.keys import DealKeyring
+from arena.tournament.keys import LADDER_TABLE, DealKeyring
 from arena.web.live import LiveHub
 from protocol.deals import KeyedDeals, new_deal_key
 from protocol.errors import ErrorCode
@@ -38,7 +38,6 @@ from protocol.messages import Action, Hello
 
 log = structlog.get_logger("arena.server")
 
-LADDER_TABLE = "ladder"  # the table name keyed ladder decks are derived under
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 
 

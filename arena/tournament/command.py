@@ -19,7 +19,6 @@ import structlog
 
 from arena.server.config import ServerConfig
 from arena.server.local_bots import EntrantCommandError, check_commands
-from arena.server.server import ArenaServer
 from arena.storage.base import NotFoundError, TournamentStatus
 from arena.tournament.config import (
     DEFAULT_MAX_EXTRA_MATCHES,
@@ -27,12 +26,6 @@ from arena.tournament.config import (
     TournamentConfig,
     config_from_wire,
     load_config,
-)
-from arena.tournament.runner import (
-    TournamentError,
-    TournamentRunner,
-    create_or_load,
-    standings_rows,
 )
 from protocol.deals import DealKeyError, parse_deal_key
 
@@ -66,6 +59,8 @@ class TournamentCommandError(Exception):
 
 
 def _load(args: Any, store: Any) -> tuple[TournamentConfig, Any]:
+    from arena.tournament.runner import create_or_load
+
     if args.config == "resume":
         if not args.resume_id:
             raise TournamentCommandError("give the tournament id: arena tournament resume ID")
@@ -103,8 +98,10 @@ def _keep_serving(args: Any) -> bool:
 
 
 async def run_tournament_command(args: Any, base: ServerConfig) -> int:
+    from arena.server.server import ArenaServer
     from arena.storage import open_store
     from arena.tournament.export import export_standings
+    from arena.tournament.runner import TournamentError, TournamentRunner, standings_rows
     from arena.tournament.progress import ProgressDisplay, render_table
 
     store = open_store(args.db)

@@ -23,6 +23,7 @@ from typing import Any
 from protocol.deals import DealKeyError, key_commitment, new_deal_key, parse_deal_key
 
 KEYS_DIR = "deal-keys"
+LADDER_TABLE = "ladder"  # the table name ladder matches' decks are derived under
 LADDER_FILE = "ladder.jsonl"
 
 

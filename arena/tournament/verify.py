@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from arena.games import get_game
-from arena.server.server import LADDER_TABLE
 from arena.storage.base import MatchRecord, MatchStatus, NotFoundError, Store, TournamentStatus
-from arena.tournament.keys import DealKeyring, KeyringError
+from arena.tournament.keys import LADDER_TABLE, DealKeyring, KeyringError
 from protocol.deals import KeyedDeals, commitment, key_commitment
 
 _LABEL_SKIP = ("salt", "deck", "kind", "commitment", "at")
