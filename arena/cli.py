@@ -125,10 +125,9 @@ def _parser() -> argparse.ArgumentParser:
     tour.add_argument("config", help="a tournament TOML file, or 'resume'")
     tour.add_argument("resume_id", nargs="?", help="with 'resume': the tournament id")
     _server_options(tour)
-    tour.add_argument("--export", default=None, metavar="DIR",
-                      help="write standings.json and standings.csv here at the end")
-    tour.add_argument("--keep-serving", action="store_true",
-                      help="keep the web server up after the tournament ends (Ctrl-C to stop)")
+    from arena.tournament.command import add_tournament_options
+
+    add_tournament_options(tour)  # --export, --keep-serving, --secret, --until-separated
     tour.set_defaults(func=_cmd_tournament)
 
     bots = _add(sub, "bots", help="manage registered bots",
@@ -154,6 +153,11 @@ def _parser() -> argparse.ArgumentParser:
     add_db_arguments(_add(sub, "db", help="store maintenance: migrate, copy SQLite to PostgreSQL",
                           description="Migrate a store's schema, or copy a whole store "
                                       "(SQLite to PostgreSQL) with nothing lost."))
+    from arena.tournament.botlogs import add_logs_parser
+    from arena.tournament.verify import add_verify_parser
+
+    add_verify_parser(sub, _add)  # arena verify TOURNAMENT | --match ID
+    add_logs_parser(sub, _add)  # arena logs BOT [MATCH]
 
     check = _add(sub, "check-bot", help="run a bot through the compliance checks",
                  description="Start a bot against a scripted server and check every part "
@@ -412,7 +416,7 @@ def _bot_died(bot: Any) -> str:
 # -- tournament ------------------------------------------------------------------------
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
-    from arena.tournament.runner import run_tournament_command
+    from arena.tournament.command import run_tournament_command
 
     config = _server_config(args, matchmaking=False)
     log_file = tournament_log_file(args, terminal=sys.stdout.isatty())

@@ -1,10 +1,20 @@
 """Bots the arena starts itself, as subprocesses that connect over TCP.
 
-A local bot is a command; the arena gives it the address and a one-process
-token in its environment (``ARENA_HOST``, ``ARENA_PORT``, ``ARENA_TOKEN``,
-``ARENA_NAME``) and from then on it is a remote bot like any other. The
-supervisor restarts a bot that exits while it is still wanted and counts its
-crashes.
+The launch contract (protocol/README.md, "Bots the arena starts"):
+
+* environment: only ``ARENA_HOST``, ``ARENA_PORT``, ``ARENA_TOKEN``,
+  ``ARENA_NAME``, ``PYTHONUNBUFFERED=1`` and, when the arena has them,
+  ``PASSED_ENV`` (``PATH``, ``HOME``, locale...). Nothing else of the
+  arena's environment (an admin token, for one) reaches a bot.
+* working directory: the entrant's ``cwd``; stdin: ``/dev/null``.
+* stdout and stderr: one pipe, kept per bot and per match in
+  ``bot-logs/<bot>/<match>.log`` (``lobby.log`` while the bot is not seated).
+* its own session and process group, and (Linux) ``PR_SET_PDEATHSIG``:
+  the bot is killed when the arena dies, even by SIGKILL; helpers it forked
+  are killed with its process group when it stops, or at the next start of
+  the arena if it died unexpectedly.
+* stopping: SIGTERM to the process group, SIGKILL ``STOP_GRACE_S`` later.
+* a bot that exits while wanted is restarted (backoff up to 5 s).
 """
 
 from __future__ import annotations
@@ -12,13 +22,42 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
+import shutil
+import signal
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import structlog
 
 log = structlog.get_logger("arena.local_bots")
+
+PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH")
+STOP_GRACE_S = 3.0
+MAX_LOG_BYTES = 1_000_000  # per file: a chatty bot cannot fill the disk
+LOBBY_LOG = "lobby"
+PROCESS_FILE = "process"
+FAILING_AFTER_EXITS = 3  # exits in a row without playing: the bot counts as failing
+
+# Runs in the child before the bot: ask the kernel to SIGKILL it when its
+# parent (the arena) dies, bail out if the arena is already gone, then exec
+# the bot (the death signal survives exec).
+_LAUNCHER = (
+    "import ctypes, os, signal, sys\n"
+    "ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))\n"
+    "if os.getppid() != int(sys.argv[1]):\n"
+    "    os._exit(70)\n"
+    "os.execvp(sys.argv[2], sys.argv[2:])\n"
+)
+
+
+class EntrantCommandError(Exception):
+    """Some local bot commands cannot be started; one line per problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
 
 
 def resolve_command(command: list[str]) -> list[str]:
@@ -29,89 +68,244 @@ def resolve_command(command: list[str]) -> list[str]:
     return list(command)
 
 
+def command_problem(name: str, command: list[str], cwd: Path | None) -> str | None:
+    """Why ``command`` cannot start (None if it can), in one line."""
+    if not command:
+        return f"entrant {name!r}: empty command"
+    if cwd is not None and not cwd.is_dir():
+        return f"entrant {name!r}: working directory {cwd} does not exist"
+    program = resolve_command(command)[0]
+    if "/" in program:
+        path = Path(program) if Path(program).is_absolute() else (cwd or Path.cwd()) / program
+        if not path.is_file():
+            return f"entrant {name!r}: command {program} does not exist"
+        if not os.access(path, os.X_OK):
+            return f"entrant {name!r}: command {program} is not executable (chmod +x it)"
+        return None
+    if shutil.which(program) is None:
+        return f"entrant {name!r}: command {program!r} is not found on PATH"
+    return None
+
+
+def check_commands(bots: list[tuple[str, list[str], Path | None]]) -> None:
+    """Raise EntrantCommandError naming every command that cannot start."""
+    problems = [p for name, command, cwd in bots if (p := command_problem(name, command, cwd))]
+    if problems:
+        raise EntrantCommandError(problems)
+
+
+def launch_env(host: str, port: int, token: str, name: str,
+               base: dict[str, str] | None = None) -> dict[str, str]:
+    """The whole environment of a local bot."""
+    base = dict(os.environ) if base is None else base
+    env = {key: base[key] for key in PASSED_ENV if key in base}
+    env.update({"ARENA_HOST": host, "ARENA_PORT": str(port), "ARENA_TOKEN": token,
+                "ARENA_NAME": name, "PYTHONUNBUFFERED": "1"})
+    return env
+
+
+def bot_log_path(log_dir: Path | str, bot: str, match_id: str) -> Path:
+    """Where the output of ``bot`` during ``match_id`` is kept (``lobby``:
+    while not seated)."""
+    return Path(log_dir) / bot / f"{match_id}.log"
+
+
+class LogRouter:
+    """Appends a bot's output to the log of every match it sits in now."""
+
+    def __init__(self, log_dir: Path, bot: str, seated_in: Callable[[], list[str]]) -> None:
+        self.log_dir = log_dir
+        self.bot = bot
+        self.seated_in = seated_in
+        self._sizes: dict[str, int] = {}
+
+    def write(self, data: bytes) -> None:
+        for match_id in self.seated_in() or [LOBBY_LOG]:
+            path = bot_log_path(self.log_dir, self.bot, match_id)
+            size = self._sizes.get(match_id)
+            if size is None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                size = path.stat().st_size if path.exists() else 0
+            if size >= MAX_LOG_BYTES:
+                continue
+            chunk = data[:MAX_LOG_BYTES - size]
+            if len(chunk) < len(data):
+                chunk += b"\n[log truncated at %d bytes]\n" % MAX_LOG_BYTES
+            with path.open("ab") as f:
+                f.write(chunk)
+            self._sizes[match_id] = size + len(chunk)
+
+
+# -- leftovers of an arena that was killed ----------------------------------------
+def _group_members(pgid: int, name: str) -> list[int]:
+    """Live processes of process group ``pgid`` started as local bot ``name``."""
+    marker = f"ARENA_NAME={name}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) != pgid or fields[0] == "Z":
+                continue
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def reap_leftovers(log_dir: Path) -> list[int]:
+    """Kill what is left of local bots of an earlier arena run (its bots'
+    helpers, or bots where the death signal is not available). Only processes
+    in a recorded process group that carry the bot's ``ARENA_NAME`` are
+    touched, so a recycled pid is never hit."""
+    killed: list[int] = []
+    if not log_dir.is_dir() or not Path("/proc").is_dir():
+        return killed
+    for record in log_dir.glob(f"*/{PROCESS_FILE}"):
+        try:
+            pgid = int(record.read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+        for pid in _group_members(pgid, record.parent.name):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+            except OSError:
+                pass
+        record.unlink(missing_ok=True)
+    if killed:
+        log.warning("local_bot_leftovers_killed", pids=killed)
+    return killed
+
+
 @dataclass
 class LocalBot:
     name: str
     command: list[str]
     cwd: Path | None = None
-    env: dict[str, str] = field(default_factory=dict)
     crashes: int = 0
+    exits_in_a_row: int = 0  # reset by the runner when the bot is seated
+    last_exit_code: int | None = None
+    token: str | None = None
     process: asyncio.subprocess.Process | None = None
-    # The last exit: its code and the last lines it wrote to stderr.
+    # The last exit: its code and the last lines it wrote (stdout and stderr).
     exit_code: int | None = None
     stderr_tail: list[str] = field(default_factory=list)
+    router: LogRouter | None = None
+    log_dir: Path | None = None
+    _env: dict[str, str] = field(default_factory=dict)
     _wanted: bool = False
     _watcher: asyncio.Task[None] | None = None
 
+    @property
+    def failing(self) -> bool:
+        return self.exits_in_a_row >= FAILING_AFTER_EXITS
+
     async def start(self, host: str, port: int, token: str) -> None:
         self._wanted = True
-        env = {**os.environ, **self.env, "ARENA_HOST": host, "ARENA_PORT": str(port),
-               "ARENA_TOKEN": token, "ARENA_NAME": self.name, "PYTHONUNBUFFERED": "1"}
-        self._spawn_args = (env,)
+        self.token = token
+        self._env = launch_env(host, port, token, self.name)
         await self._spawn()
         self._watcher = asyncio.get_running_loop().create_task(self._watch())
 
+    def _argv(self) -> list[str]:
+        argv = resolve_command(self.command)
+        if sys.platform.startswith("linux"):
+            return [sys.executable, "-c", _LAUNCHER, str(os.getpid()), *argv]
+        return argv
+
     async def _spawn(self) -> None:
-        (env,) = self._spawn_args
         self.process = await asyncio.create_subprocess_exec(
-            *resolve_command(self.command), cwd=self.cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+            *self._argv(), cwd=self.cwd, env=self._env, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
             start_new_session=True)
+        if self.log_dir is not None:
+            record = self.log_dir / self.name / PROCESS_FILE
+            record.parent.mkdir(parents=True, exist_ok=True)
+            record.write_text(f"{self.process.pid}\n")
         log.info("local_bot_started", bot=self.name, pid=self.process.pid,
                  command=shlex.join(self.command))
+
+    async def _pump(self, proc: asyncio.subprocess.Process) -> list[bytes]:
+        tail: list[bytes] = []
+        assert proc.stdout is not None
+        while chunk := await proc.stdout.read(65536):
+            if self.router is not None:
+                self.router.write(chunk)
+            tail = (tail + chunk.splitlines())[-20:]
+        return tail
 
     async def _watch(self) -> None:
         backoff = 0.2
         while self._wanted and self.process is not None:
-            stderr = await self.process.stderr.read() if self.process.stderr else b""
-            code = await self.process.wait()
+            proc = self.process
+            tail = await self._pump(proc)
+            code = await proc.wait()
+            self._kill_group(proc.pid)  # helpers it left behind
             if not self._wanted:
                 return
             self.crashes += 1
-            tail = stderr.decode("utf-8", "replace").strip().splitlines()[-5:]
-            self.exit_code, self.stderr_tail = code, stderr.decode("utf-8", "replace").splitlines()[-20:]
+            self.exits_in_a_row += 1
+            self.last_exit_code = self.exit_code = code
+            self.stderr_tail = [line.decode("utf-8", "replace") for line in tail]
             log.warning("local_bot_exited", bot=self.name, code=code, crashes=self.crashes,
-                        stderr=tail)
+                        output=self.stderr_tail[-5:],
+                        log=str(self.log_dir / self.name) if self.log_dir else None)
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, 5.0)
             if self._wanted:
                 await self._spawn()
 
-    async def stop(self, timeout_s: float = 3.0) -> None:
+    @staticmethod
+    def _kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
+        try:
+            os.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    async def stop(self, grace_s: float = STOP_GRACE_S) -> None:
+        """SIGTERM to the bot's process group, SIGKILL after ``grace_s``."""
         self._wanted = False
         proc = self.process
         if proc is not None and proc.returncode is None:
+            self._kill_group(proc.pid, signal.SIGTERM)
             try:
-                os.killpg(proc.pid, 15)
-            except ProcessLookupError:
-                pass
-            try:
-                await asyncio.wait_for(proc.wait(), timeout_s)
+                await asyncio.wait_for(proc.wait(), grace_s)
             except TimeoutError:
-                try:
-                    os.killpg(proc.pid, 9)
-                except ProcessLookupError:
-                    pass
+                self._kill_group(proc.pid, signal.SIGKILL)
                 await proc.wait()
+        if proc is not None:
+            self._kill_group(proc.pid)
         if self._watcher is not None:
-            self._watcher.cancel()
             try:
-                await self._watcher
+                await asyncio.wait_for(self._watcher, grace_s)
             except (asyncio.CancelledError, Exception):
-                pass
+                self._watcher.cancel()
+        if self.log_dir is not None:
+            (self.log_dir / self.name / PROCESS_FILE).unlink(missing_ok=True)
 
 
 class LocalBots:
     """Starts, watches and stops a set of local bots for one server."""
 
-    def __init__(self) -> None:
+    def __init__(self, log_dir: Path | None = None) -> None:
         self.bots: dict[str, LocalBot] = {}
+        self.log_dir = log_dir
+        if log_dir is not None:
+            reap_leftovers(log_dir)
 
     async def start(self, bot: LocalBot, server: "object") -> None:
         from arena.server.server import ArenaServer
 
         assert isinstance(server, ArenaServer) and server.port is not None
         self.bots[bot.name] = bot
+        if self.log_dir is not None:
+            bot.log_dir = self.log_dir
+            bot.router = LogRouter(self.log_dir, bot.name, lambda: [
+                match_id for match_id, table in list(server.tables.items())
+                if bot.name in table.players])
         await bot.start(server.config.host, server.port, server.local_token(bot.name))
 
     async def stop(self) -> None:

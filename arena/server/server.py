@@ -26,12 +26,14 @@ from arena.games.base import GameSpec
 from arena.metrics import Metrics
 from arena.server.config import ServerConfig
 from arena.server.connection import AuthError, BotConnection, Identity
-from arena.server.lobby import Lobby
-from arena.server.seats import Seat, SeatKind
+from arena.server.lobby import ClaimTimeoutError, Lobby
+from arena.server.seats import AutopilotReason, Seat, SeatKind
 from arena.server.table import Limits, Table
 from arena.storage.base import Store
 from arena.storage.writer import StoreWriter
+from arena.tournament.keys import LADDER_TABLE, DealKeyring
 from arena.web.live import LiveHub
+from protocol.deals import KeyedDeals, new_deal_key
 from protocol.errors import ErrorCode
 from protocol.messages import Action, Hello
 
@@ -51,6 +53,13 @@ class PlayerSpec:
 
     name: str
     house: str | None = None  # house bot kind ("heuristic", "random"), else remote
+    # A remote bot that is not there in time: with ``stand_in`` its seat is
+    # played by autopilot in its name (a disconnect fault), else the claim
+    # fails. ``claim_timeout_s`` overrides play_match's for this bot;
+    # ``token_hash`` lets the bot take the seat back if it connects later.
+    stand_in: bool = False
+    claim_timeout_s: float | None = None
+    token_hash: str | None = None
 
 
 @dataclass
@@ -59,6 +68,7 @@ class MatchOutcome:
     result: dict[str, Any] | None
     aborted: str | None
     players: list[str] = field(default_factory=list)
+    absent: list[str] = field(default_factory=list)  # seats given to autopilot at the start
 
 
 class ArenaServer:
@@ -242,18 +252,34 @@ class ArenaServer:
                                   kind=SeatKind.HOUSE, house=self._house(kind)))
             else:
                 seats.append(self._remote_seat(index, conn))
-        self._launch(self._new_table(seats, rng=random.Random(), rules=self.config.rules))
+        self._launch(self._new_table(seats, rules=self.config.rules))
 
-    def _new_table(self, seats: list[Seat], *, rng: random.Random, rules: dict | None = None,
-                   tournament_id: str | None = None, seed: str | None = None,
-                   limits: Limits | None = None) -> Table:
+    def _new_table(self, seats: list[Seat], *, rng: random.Random | None = None,
+                   rules: dict | None = None, tournament_id: str | None = None,
+                   seed: str | None = None, limits: Limits | None = None,
+                   deal_key: bytes | None = None,
+                   slot: tuple[str, int] | None = None) -> Table:
+        """A table whose decks come from ``rng`` if given (``arena match
+        --seed``), else from a keyed stream: the tournament's ``deal_key``
+        with ``seed`` naming the table, or a fresh key for this match alone."""
         cfg = self.config
+        match_id = new_match_id()
+        keyed: KeyedDeals | None = None
+        if rng is None:
+            if deal_key is None:
+                deal_key = new_deal_key()
+                DealKeyring.for_store(self.store).record_ladder_key(match_id, deal_key)
+            keyed = KeyedDeals(deal_key, seed or LADDER_TABLE)
+            rng = keyed
         engine = self.spec.new_match(rules, rng, None)
-        table = Table(match_id=new_match_id(), spec=self.spec, engine=engine, seats=seats,
+        if keyed is not None and hasattr(engine, "deal_label"):
+            keyed.label_of = lambda: engine.deal_label
+        table = Table(match_id=match_id, spec=self.spec, engine=engine, seats=seats,
                       limits=limits or Limits(cfg.decision_ms, cfg.bank_ms,
                                               cfg.timeouts_before_autopilot),
                       writer=self.writer, hub=self.hub, metrics=self.metrics,
-                      tournament_id=tournament_id, seed=seed, on_seat_released=self._release)
+                      tournament_id=tournament_id, seed=seed, on_seat_released=self._release,
+                      slot=slot)
         self.tables[table.match_id] = table
         return table
 
@@ -278,34 +304,55 @@ class ArenaServer:
 
     async def play_match(self, players: list[PlayerSpec], *, seed: str | None = None,
                          rules: dict | None = None, tournament_id: str | None = None,
-                         claim_timeout_s: float = 30.0, limits: Limits | None = None) -> MatchOutcome:
+                         claim_timeout_s: float = 30.0, limits: Limits | None = None,
+                         deal_key: bytes | None = None,
+                         slot: tuple[str, int] | None = None) -> MatchOutcome:
         """Run one match with the given bots in the given seats.
 
         Remote bots must connect (or be connected and idle) within
-        ``claim_timeout_s``. The deck sequence comes from ``seed``, so the same
-        seed with rotated seats is a duplicate of the same deal.
+        ``claim_timeout_s``. With ``deal_key`` (a tournament's secret) every
+        deck is derived from the key, ``seed`` (the table's public label) and
+        the deal's label, so rotated seats at the same table are duplicates of
+        the same deals. Without it, ``seed`` alone fixes the decks (a public,
+        reproducible match) and no seed means a fresh secret key. ``slot``
+        (tournament id, slot index) is completed in the match's finishing
+        transaction.
         """
         n_seats = self.seats_for(rules)
         if len(players) != n_seats:
             raise ValueError(f"{self.spec.name} needs {n_seats} players, got {len(players)}")
         seats: list[Seat] = []
         claimed: list[BotConnection] = []
+        absent: list[str] = []
         try:
             for index, player in enumerate(players):
                 if player.house is not None:
                     seats.append(Seat(index=index, name=player.name, kind=SeatKind.HOUSE,
                                       house=self._house(player.house)))
-                else:
-                    conn = await self.lobby.claim(player.name, claim_timeout_s)
-                    claimed.append(conn)
-                    seats.append(self._remote_seat(index, conn))
+                    continue
+                timeout = (player.claim_timeout_s if player.claim_timeout_s is not None
+                           else claim_timeout_s)
+                try:
+                    conn = await self.lobby.claim(player.name, timeout)
+                except ClaimTimeoutError:
+                    if not player.stand_in:
+                        raise
+                    absent.append(player.name)
+                    seats.append(Seat(index=index, name=player.name, kind=SeatKind.REMOTE,
+                                      house=self._house(), token_hash=player.token_hash,
+                                      autopilot=AutopilotReason.DISCONNECTED, disconnects=1))
+                    log.warning("seat_played_by_autopilot", bot=player.name,
+                                reason="not connected", waited_s=timeout)
+                    continue
+                claimed.append(conn)
+                seats.append(self._remote_seat(index, conn))
         except BaseException:
             for conn in claimed:
                 self._release(conn)
             raise
-        rng = random.Random(seed) if seed is not None else random.Random()
+        rng = random.Random(seed) if seed is not None and deal_key is None else None
         table = self._new_table(seats, rng=rng, rules=rules, tournament_id=tournament_id,
-                                seed=seed, limits=limits)
+                                seed=seed, limits=limits, deal_key=deal_key, slot=slot)
         task = self._launch(table)
         try:
             await asyncio.shield(task)
@@ -314,7 +361,7 @@ class ArenaServer:
             await asyncio.wait([task], timeout=5)
             raise
         return MatchOutcome(match_id=table.match_id, result=table.result, aborted=table.aborted,
-                            players=table.players)
+                            players=table.players, absent=absent)
 
     def status(self) -> dict[str, Any]:
         return {"tables": len(self.tables), "lobby": self.lobby.idle_bots(),

@@ -85,7 +85,7 @@ class Table:
     def __init__(self, *, match_id: str, spec: GameSpec, engine: GameEngine, seats: list[Seat],
                  limits: Limits, writer: "StoreWriter", hub: "LiveHub | None" = None,
                  metrics: "Metrics | None" = None, tournament_id: str | None = None,
-                 seed: str | None = None,
+                 seed: str | None = None, slot: tuple[str, int] | None = None,
                  on_seat_released: Callable[["BotConnection"], None] | None = None) -> None:
         self.match_id = match_id
         self.spec = spec
@@ -97,6 +97,7 @@ class Table:
         self.metrics = metrics
         self.tournament_id = tournament_id
         self.seed = seed
+        self.slot = slot  # (tournament id, slot index), completed by finish_match
         self._on_seat_released = on_seat_released
         self._seq = 0
         self._records: list[str] = []  # the next seqs' events as JSON, not yet persisted
@@ -509,7 +510,8 @@ class Table:
         await self.writer.finish_match(
             self.match_id, result=result, reveal=reveal,
             faults=[seat.faults() for seat in self.seats],
-            latency_ms=[seat.latencies_ms for seat in self.seats], finished_at=time.time())
+            latency_ms=[seat.latencies_ms for seat in self.seats], finished_at=time.time(),
+            slot=self.slot)
         self.result = result
         message = {"type": "match_end", "match": self.match_id, "result": result, "reveal": reveal}
         encoded: dict[Encoding, bytes] = {}

@@ -4,7 +4,7 @@ Example::
 
     name = "Spring cup"
     game = "muushig"        # default
-    seed = 7                # every deck seed derives from it
+    seed = 7                # a public label naming the tables (decks come from a secret key)
     duplicate = true        # default: replay each table's decks, seats rotated
     parallel = 2            # tables at once (default 1)
 
@@ -43,12 +43,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.games import game_names
+from arena.games import game_names, get_game
 from arena.tournament.schedule import HOUSE_PREFIX, ScheduleKind
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 DEFAULT_MAX_TABLES = 252  # C(10, 5): round robin up to ten entrants
 MAX_PARALLEL = 64
 MAX_ENTRANTS = 1000
+
+# Every key a tournament file may hold, per table (docs/tournaments.md
+# documents each; a test checks that the two agree).
+TOP_KEYS = frozenset({"name", "game", "seed", "duplicate", "parallel", "limits", "rules",
+                      "schedule", "entrant"})
+LIMITS_KEYS = frozenset({"decision_ms", "bank_ms"})
+SCHEDULE_KEYS = frozenset({"kind", "max_tables", "tables", "house_bot", "until_separated",
+                           "max_extra_matches"})
+DEFAULT_MAX_EXTRA_MATCHES = 100
+ENTRANT_KEYS = frozenset({"name", "command", "cwd", "remote"})
 
 
 class ConfigError(ValueError):
@@ -75,6 +85,10 @@ class ScheduleConfig:
     max_tables: int = DEFAULT_MAX_TABLES
     tables: int | None = None  # balanced: None lets the scheduler choose
     house_bot: str | None = None  # None: the game's default house bot
+    # Stopping rule (arena/tournament/extension.py): after the schedule, play
+    # more deck sets until neighbours are separated, at most this many matches.
+    until_separated: bool = False
+    max_extra_matches: int = DEFAULT_MAX_EXTRA_MATCHES
 
 
 @dataclass(frozen=True)
@@ -108,7 +122,7 @@ class TournamentConfig:
 
     def to_wire(self) -> dict[str, Any]:
         """Plain JSON-able dict (stored with the tournament record)."""
-        return {
+        wire = {
             "name": self.name, "game": self.game, "seed": self.seed,
             "duplicate": self.duplicate, "parallel": self.parallel,
             "limits": self.limits.to_wire(), "rules": dict(self.rules),
@@ -121,6 +135,10 @@ class TournamentConfig:
                           "cwd": None if e.cwd is None else str(e.cwd),
                           "remote": e.remote} for e in self.entrants],
         }
+        if self.schedule.until_separated:  # only then: older tournament ids stay the same
+            wire["schedule"].update(until_separated=True,
+                                    max_extra_matches=self.schedule.max_extra_matches)
+        return wire
 
 
 # -- small typed getters: each error names the key ----------------------------
@@ -171,7 +189,7 @@ def _entrant(raw: Any, index: int, base_dir: Path) -> Entrant:
     where = f"entrant[{index}]."
     if not isinstance(raw, dict):
         raise ConfigError(f"entrant[{index}]", "must be a table ([[entrant]])")
-    _check_keys(raw, {"name", "command", "cwd", "remote"}, where)
+    _check_keys(raw, set(ENTRANT_KEYS), where)
     name = _str(raw, "name", where, None)
     if name is None:
         raise ConfigError(where + "name", "is required")
@@ -209,8 +227,7 @@ def parse_config(doc: dict[str, Any], *, base_dir: Path | str = ".",
                  source: Path | None = None) -> TournamentConfig:
     """Validate a parsed TOML document (see module doc)."""
     base = Path(base_dir).resolve()
-    _check_keys(doc, {"name", "game", "seed", "duplicate", "parallel", "limits", "rules",
-                      "schedule", "entrant"}, "")
+    _check_keys(doc, set(TOP_KEYS), "")
     name = _str(doc, "name", "", None)
     if name is None:
         raise ConfigError("name", "is required")
@@ -220,7 +237,7 @@ def parse_config(doc: dict[str, Any], *, base_dir: Path | str = ".",
         raise ConfigError("game", f"unknown game {game!r}; known: {', '.join(game_names())}")
 
     limits_raw = _table(doc, "limits")
-    _check_keys(limits_raw, {"decision_ms", "bank_ms"}, "limits.")
+    _check_keys(limits_raw, set(LIMITS_KEYS), "limits.")
     limits = Limits(
         decision_ms=_int(limits_raw, "decision_ms", "limits.", Limits.decision_ms,
                          minimum=1, maximum=600_000),
@@ -228,7 +245,7 @@ def parse_config(doc: dict[str, Any], *, base_dir: Path | str = ".",
                      minimum=0, maximum=3_600_000))
 
     sched_raw = _table(doc, "schedule")
-    _check_keys(sched_raw, {"kind", "max_tables", "tables", "house_bot"}, "schedule.")
+    _check_keys(sched_raw, set(SCHEDULE_KEYS), "schedule.")
     kind_text = _str(sched_raw, "kind", "schedule.", ScheduleKind.AUTO.value)
     try:
         kind = ScheduleKind(kind_text)
@@ -240,7 +257,14 @@ def parse_config(doc: dict[str, Any], *, base_dir: Path | str = ".",
         max_tables=_int(sched_raw, "max_tables", "schedule.", DEFAULT_MAX_TABLES,
                         minimum=1, maximum=100_000),
         tables=_int(sched_raw, "tables", "schedule.", None, minimum=1, maximum=100_000),
-        house_bot=_str(sched_raw, "house_bot", "schedule.", None))
+        house_bot=_str(sched_raw, "house_bot", "schedule.", None),
+        until_separated=_bool(sched_raw, "until_separated", "schedule.", False),
+        max_extra_matches=_int(sched_raw, "max_extra_matches", "schedule.",
+                               DEFAULT_MAX_EXTRA_MATCHES, minimum=0, maximum=100_000))
+    house_bots = get_game(game).house_bots
+    if schedule.house_bot is not None and schedule.house_bot not in house_bots:
+        raise ConfigError("schedule.house_bot", f"unknown house bot {schedule.house_bot!r}; "
+                          f"{game} has {', '.join(sorted(house_bots))}")
 
     entrants_raw = doc.get("entrant", [])
     if not isinstance(entrants_raw, list) or not entrants_raw:
@@ -283,7 +307,8 @@ def config_from_wire(wire: dict[str, Any]) -> TournamentConfig:
 
     def strip(value: Any) -> Any:
         if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if v is not None and k != "source"}
+            return {k: strip(v) for k, v in value.items()
+                    if v is not None and k not in ("source", "deals")}
         if isinstance(value, list):
             return [strip(v) for v in value]
         return value

@@ -16,7 +16,7 @@ import structlog
 from arena.server.server import ArenaServer
 from arena.storage.base import StorageError, TournamentStatus
 from arena.tournament.config import ConfigError, config_from_wire
-from arena.tournament.runner import TournamentRunner, build_schedule
+from arena.tournament.runner import TournamentError, TournamentRunner, build_schedule
 
 log = structlog.get_logger("arena.director")
 
@@ -59,8 +59,13 @@ class TournamentDirector:
             await self.server.writer.set_tournament_status(tid, TournamentStatus.CANCELLED)
             return
         log.info("tournament_directed", tournament=tid, entrants=config.entrant_names)
-        runner = TournamentRunner(self.server, config, record,
-                                  claim_timeout_s=self.claim_timeout_s)
+        try:
+            runner = TournamentRunner(self.server, config, record,
+                                      claim_timeout_s=self.claim_timeout_s)
+        except TournamentError as exc:  # its deal key is lost: it cannot be dealt fairly
+            log.error("tournament_cancelled", tournament=tid, reason=str(exc))
+            await self.server.writer.set_tournament_status(tid, TournamentStatus.CANCELLED)
+            return
         try:
             complete = await runner.run()
         except TimeoutError as exc:  # an entrant never connected

@@ -12,7 +12,7 @@ from arena.storage.base import MatchRecord, SeatFaults
 from arena.tournament.standings import StandingRow, counted
 
 FORMAT_VERSION = 1
-STANDING_COLUMNS = [f.name for f in fields(StandingRow)]
+STANDING_COLUMNS = [f.name for f in fields(StandingRow) if f.name != "vs_next"]  # nested: JSON only
 MATCH_COLUMNS = ["match", "finished_at", "seat", "bot", "rank", "stars", "score_sum",
                  "timeouts", "illegal", "disconnects"]
 
@@ -61,7 +61,8 @@ def write_standings_csv(path: Path | str, rows: list[StandingRow]) -> Path:
         writer = csv.DictWriter(f, fieldnames=STANDING_COLUMNS)
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: "" if v is None else v for k, v in row.to_dict().items()})
+            data = row.to_dict()
+            writer.writerow({k: "" if data[k] is None else data[k] for k in STANDING_COLUMNS})
     return path
 
 

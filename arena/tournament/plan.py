@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from arena.storage.base import ScheduledMatch
 from arena.tournament.config import TournamentConfig
-from arena.tournament.schedule import Table, house_bot_names, make_schedule
+from dataclasses import replace
+
+from arena.tournament.schedule import ScheduleKind, Table, deck_seed, house_bot_names, make_schedule
 
 
 def house_for(config: TournamentConfig, *, seats: int, default_house_bot: str) -> list[str]:
@@ -14,19 +16,49 @@ def house_for(config: TournamentConfig, *, seats: int, default_house_bot: str) -
 
 
 def plan(config: TournamentConfig, *, seats: int, default_house_bot: str) -> list[Table]:
-    """The whole schedule of ``config`` for a game with ``seats`` seats."""
-    return make_schedule(
+    """The whole schedule of ``config`` for a game with ``seats`` seats,
+    reserve tables (see :func:`reserve_tables`) included."""
+    base, reserve = plan_parts(config, seats=seats, default_house_bot=default_house_bot)
+    return base + reserve
+
+
+def plan_parts(config: TournamentConfig, *, seats: int,
+               default_house_bot: str) -> tuple[list[Table], list[Table]]:
+    """(the schedule, its reserve tables)."""
+    house = house_for(config, seats=seats, default_house_bot=default_house_bot)
+    base = make_schedule(
         config.entrant_names, seats=seats, kind=config.schedule.kind,
         max_tables=config.schedule.max_tables, tables=config.schedule.tables,
-        duplicate=config.duplicate, seed=config.seed,
-        house_names=house_for(config, seats=seats, default_house_bot=default_house_bot))
+        duplicate=config.duplicate, seed=config.seed, house_names=house)
+    return base, reserve_tables(config, base, seats=seats, house=house)
 
 
-def scheduled_matches(tournament_id: str, tables: list[Table]) -> list[ScheduledMatch]:
+def reserve_tables(config: TournamentConfig, base: list[Table], *, seats: int,
+                   house: list[str]) -> list[Table]:
+    """With ``until_separated``: up to ``max_extra_matches`` more matches, as
+    whole balanced deck sets after the schedule, played only while the
+    standings are not separated (arena/tournament/extension.py)."""
+    per_table = seats if config.duplicate else 1
+    count = config.schedule.max_extra_matches // per_table
+    if not config.schedule.until_separated or count == 0:
+        return []
+    first_table = max(t.table for t in base) + 1
+    extra = make_schedule(config.entrant_names, seats=seats, kind=ScheduleKind.BALANCED,
+                          tables=count, duplicate=config.duplicate,
+                          seed=config.seed, house_names=house)
+    return [replace(t, slot=len(base) + t.slot, table=first_table + t.table,
+                    seed=deck_seed(config.seed, first_table + t.table)) for t in extra]
+
+
+def scheduled_matches(tournament_id: str, tables: list[Table],
+                      reserve_from: int | None = None) -> list[ScheduledMatch]:
     """Schedule rows for ``Store.create_tournament``; ``extra`` keeps the
-    table and rotation (the web groups duplicate rotations by table)."""
+    table and rotation (the web groups duplicate rotations by table) and
+    marks reserve slots (from slot ``reserve_from`` on)."""
     return [ScheduledMatch(tournament_id=tournament_id, slot=t.slot, players=list(t.players),
-                           seed=t.seed, extra={"table": t.table, "rotation": t.rotation})
+                           seed=t.seed, extra={"table": t.table, "rotation": t.rotation,
+                                               **({"reserve": True} if reserve_from is not None
+                                                  and t.slot >= reserve_from else {})})
             for t in tables]
 
 

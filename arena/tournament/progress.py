@@ -21,6 +21,17 @@ from rich.text import Text
 
 from arena.tournament.standings import StandingRow
 
+def format_vs_next(row: StandingRow) -> str:
+    """Whether this row is really ahead of the next one (standings' vs_next)."""
+    vs = row.vs_next
+    if vs is None:
+        return ""
+    if vs["significant"]:
+        return f"yes (p={vs['p_value']:.3f})"
+    more = vs.get("more_matches")
+    return f"not yet (p={vs['p_value']:.2f}" + (f", ~{more} more)" if more else ")")
+
+
 COLUMNS: list[tuple[str, Callable[[StandingRow], str], str]] = [
     ("#", lambda r: str(r.rank), "right"),
     ("bot", lambda r: r.bot, "left"),
@@ -32,6 +43,7 @@ COLUMNS: list[tuple[str, Callable[[StandingRow], str], str]] = [
     ("stars/match (95% CI)",
      lambda r: f"{r.stars_per_match:.2f} ({r.stars_ci_low:.2f}-{r.stars_ci_high:.2f})", "right"),
     ("rating", lambda r: f"{r.rating:.1f} ({r.rating_mu:.1f}±{r.rating_sigma:.1f})", "right"),
+    ("ahead of next?", format_vs_next, "left"),
     ("t/o", lambda r: str(r.timeouts), "right"),
     ("illegal", lambda r: str(r.illegal), "right"),
     ("disc", lambda r: str(r.disconnects), "right"),

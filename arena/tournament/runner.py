@@ -26,7 +26,8 @@ import structlog
 
 from arena.games import get_game
 from arena.server.config import ServerConfig
-from arena.server.local_bots import LocalBot, LocalBots
+from arena.auth import hash_token
+from arena.server.local_bots import LocalBot, LocalBots, check_commands
 from arena.server.server import ArenaServer, PlayerSpec
 from arena.server.table import Limits
 from arena.storage.base import (
@@ -38,7 +39,10 @@ from arena.storage.base import (
     TournamentStatus,
 )
 from arena.tournament.config import TournamentConfig, load_config
-from arena.tournament.plan import house_strategy, plan, scheduled_matches
+from arena.tournament.extension import is_reserve, reserve_groups, separated, stopping_level
+from arena.tournament.keys import DealKeyring, KeyringError, store_directory
+from arena.tournament.plan import house_strategy, plan_parts, scheduled_matches
+from protocol.deals import DEAL_SCHEME, key_commitment
 
 log = structlog.get_logger("arena.tournament")
 
@@ -59,38 +63,92 @@ def build_schedule(config: TournamentConfig, tid: str) -> list[ScheduledMatch]:
     spec = get_game(config.game)
     # Rule options may change the table size (Muushig's `players`).
     n_seats = spec.new_match(dict(config.rules), None, None).n_seats if config.rules else spec.n_seats
-    return scheduled_matches(tid, plan(config, seats=n_seats,
-                                       default_house_bot=spec.default_house_bot))
+    base, reserve = plan_parts(config, seats=n_seats, default_house_bot=spec.default_house_bot)
+    return scheduled_matches(tid, base + reserve, reserve_from=len(base) if reserve else None)
 
 
-def create_or_load(store: Store, config: TournamentConfig) -> tuple[TournamentRecord, bool]:
+def create_or_load(store: Store, config: TournamentConfig, *,
+                   secret: bytes | None = None) -> tuple[TournamentRecord, bool]:
     """The stored tournament for this config, created with its schedule if new.
-    Returns (record, created)."""
+    Returns (record, created).
+
+    A new tournament draws its deal key (or takes ``secret``, the key an
+    earlier run revealed, for an exact replay) and publishes its commitment
+    in the record's ``config.deals``."""
     tid = tournament_id(config)
+    keyring = DealKeyring.for_store(store)
     try:
-        return store.get_tournament(tid), False
+        record = store.get_tournament(tid)
     except NotFoundError:
         pass
+    else:
+        key = tournament_key(store, record)
+        if secret is not None and secret != key:
+            raise TournamentError(f"tournament {tid} was started with another deal key; "
+                                  "use a fresh --db to replay it with --secret")
+        return record, False
+    key = keyring.load(tid)
+    if key is None:
+        key = keyring.create(tid, secret)
+    elif secret is not None and secret != key:
+        raise TournamentError(f"a different deal key is kept for {tid} in {keyring.directory}")
     wire = config.to_wire()
     wire["source"] = str(config.source) if config.source else None
+    wire["deals"] = {"scheme": DEAL_SCHEME, "commitment": key_commitment(key)}
     record = TournamentRecord(id=tid, name=config.name, game=config.game, config=wire,
                               status=TournamentStatus.PENDING, created_at=time.time())
     store.create_tournament(record, build_schedule(config, tid))
     return record, True
 
 
+def bot_log_dir(store: Store) -> Path:
+    """Local bots' output lives beside the database (a temporary folder for
+    an in-memory store)."""
+    folder = store_directory(store)
+    if folder is None:
+        import tempfile
+
+        return Path(tempfile.mkdtemp(prefix="arena-bot-logs-"))
+    return folder / "bot-logs"
+
+
+def tournament_key(store: Store, record: TournamentRecord) -> bytes:
+    """The deal key of a stored tournament, checked against its published
+    commitment; a tournament created without one (over HTTP) gets its key
+    now, before its first match."""
+    keyring = DealKeyring.for_store(store)
+    published = (record.config.get("deals") or {}).get("commitment")
+    if published is None:
+        key = keyring.load(record.id) or keyring.create(record.id)
+        log.info("deal_key_committed", tournament=record.id, commitment=key_commitment(key))
+        return key
+    try:
+        return keyring.load_checked(record.id, published)
+    except KeyringError as exc:
+        raise TournamentError(f"cannot deal tournament {record.id}: {exc}") from None
+
+
 class TournamentRunner:
     def __init__(self, server: ArenaServer, config: TournamentConfig, record: TournamentRecord,
                  *, on_progress: Callable[[int, int], None] | None = None,
-                 claim_timeout_s: float = 120.0) -> None:
+                 claim_timeout_s: float = 120.0, local_claim_timeout_s: float = 20.0,
+                 log_dir: Path | None = None) -> None:
         self.server = server
         self.store = server.store
         self.config = config
         self.record = record
         self.on_progress = on_progress
+        # How long a slot waits for a bot before its seat goes to autopilot: a
+        # local bot starts in well under a second, a remote one may be slow.
         self.claim_timeout_s = claim_timeout_s
-        self.local = LocalBots()
+        self.local_claim_timeout_s = local_claim_timeout_s
+        self.log_dir = log_dir if log_dir is not None else bot_log_dir(self.store)
+        self.local = LocalBots(self.log_dir)
         self.failures: dict[int, int] = {}
+        self.absent: dict[str, int] = {}  # bot -> matches it was not there for
+        self.stopped_separated = False  # the reserve was left because the field separated
+        self._missing: set[str] = set()  # not there last time: do not wait again
+        self.deal_key = tournament_key(self.store, record)
 
     async def run(self) -> bool:
         """Play every unfinished slot; True when the whole schedule is done."""
@@ -98,6 +156,8 @@ class TournamentRunner:
         schedule = self.store.get_schedule(tid)
         todo = [slot for slot in schedule if slot.match_id is None]
         done = len(schedule) - len(todo)
+        check_commands([(e.name, list(e.command), e.cwd) for e in self.config.entrants
+                        if e.command is not None])
         self.server.lobby.reserved.update(self.config.entrant_names)
         await self.server.writer.set_tournament_status(tid, TournamentStatus.RUNNING)
         log.info("tournament_started", tournament=tid, slots=len(schedule), todo=len(todo))
@@ -107,17 +167,56 @@ class TournamentRunner:
                                                 cwd=entrant.cwd), self.server)
         self._report(done, len(schedule))
         try:
-            done = await self._play_all(todo, done, len(schedule))
+            done = await self._play_all([s for s in todo if not is_reserve(s)], done,
+                                        len(schedule))
+            done = await self._play_reserve(schedule, done)
         finally:
             await self.local.stop()
             self.server.lobby.reserved.difference_update(self.config.entrant_names)
-        complete = done == len(schedule)
+        complete = self._complete()
         if complete:
             await self.server.writer.set_tournament_status(tid, TournamentStatus.FINISHED)
             self.server.hub.standings_changed(tid)
         log.info("tournament_stopped", tournament=tid, done=done, total=len(schedule),
                  crashes=self.local.crashes())
         return complete
+
+    async def _play_reserve(self, schedule: list[ScheduledMatch], done: int) -> int:
+        """Reserve deck sets while the standings are not separated
+        (arena/tournament/extension.py)."""
+        groups = reserve_groups(schedule)
+        level = stopping_level(len(groups))
+        for group in groups:
+            todo = [s for s in group if s.match_id is None]
+            if not todo:
+                continue
+            if separated(standings_rows(self.store, self.record.id), level):
+                self.stopped_separated = True
+                log.info("tournament_separated", tournament=self.record.id, level=level)
+                break
+            before = done
+            done = await self._play_all(todo, done, len(schedule))
+            if done - before < len(todo):
+                break  # a slot could not be played: stop here, resume continues
+        return done
+
+    def _complete(self) -> bool:
+        """Every slot of the schedule played, and the reserve played up to
+        the stop (whole deck sets)."""
+        groups_open = False
+        for slot in self.store.get_schedule(self.record.id):
+            if slot.match_id is not None:
+                continue
+            if not is_reserve(slot):
+                return False
+            groups_open = True
+        if not groups_open:
+            return True
+        if not self.stopped_separated:
+            return False
+        started = [g for g in reserve_groups(self.store.get_schedule(self.record.id))
+                   if any(s.match_id for s in g)]
+        return all(all(s.match_id for s in g) for g in started)
 
     async def _play_all(self, todo: list[ScheduledMatch], done: int, total: int) -> int:
         busy: set[str] = set()
@@ -153,20 +252,82 @@ class TournamentRunner:
     async def _play_slot(self, slot: ScheduledMatch) -> bool:
         tid = self.record.id
         await self.server.writer.note_attempt(tid, slot.slot)
-        players = [PlayerSpec(name=name, house=house_strategy(name)) for name in slot.players]
+        await self._await_local_bots(slot.players)
+        players = [self._player(name) for name in slot.players]
         limits = Limits(self.config.limits.decision_ms, self.config.limits.bank_ms,
                         self.server.config.timeouts_before_autopilot)
         for attempt in range(3):
+            # The table completes the slot in the match's finishing transaction:
+            # a crash can leave the slot open or done, never a match counted
+            # without its slot (which a resume would play again).
             outcome = await self.server.play_match(
                 players, seed=slot.seed, rules=dict(self.config.rules) or None,
-                tournament_id=tid, claim_timeout_s=self.claim_timeout_s, limits=limits)
+                tournament_id=tid, claim_timeout_s=self.claim_timeout_s, limits=limits,
+                deal_key=self.deal_key, slot=(tid, slot.slot))
+            self._note_presence(slot.players, outcome.absent)
             if outcome.result is not None:
-                await self.server.writer.complete_slot(tid, slot.slot, outcome.match_id)
                 return True
             log.warning("slot_aborted", slot=slot.slot, attempt=attempt, reason=outcome.aborted)
             if self.server.stopping:
                 return False
         return False
+
+    async def _await_local_bots(self, names: list[str]) -> None:
+        """Wait until each local bot of the slot is in the lobby, or fails
+        (exits again and again), or its claim timeout has passed; bots that
+        fail are then played by autopilot without waiting the whole timeout."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.local_claim_timeout_s
+        waiting = [self.local.bots[n] for n in names
+                   if n in self.local.bots and n not in self._missing]
+        while waiting and loop.time() < deadline:
+            idle = set(self.server.lobby.idle_bots())
+            waiting = [b for b in waiting if b.name not in idle and not b.failing]
+            if waiting:
+                await asyncio.sleep(0.05)
+
+    def _player(self, name: str) -> PlayerSpec:
+        house = house_strategy(name)
+        if house is not None:
+            return PlayerSpec(name=name, house=house)
+        bot = self.local.bots.get(name)
+        if name in self._missing or (bot is not None and bot.failing):
+            timeout = 0.0  # take it if it is there now, do not wait again
+        else:
+            # A local bot has had its wait in _await_local_bots.
+            timeout = 1.0 if bot is not None else self.claim_timeout_s
+        token_hash = hash_token(bot.token) if bot is not None and bot.token else None
+        return PlayerSpec(name=name, stand_in=True, claim_timeout_s=timeout,
+                          token_hash=token_hash)
+
+    def _note_presence(self, players: list[str], absent: list[str]) -> None:
+        for name in players:
+            if name in absent:
+                self.absent[name] = self.absent.get(name, 0) + 1
+                self._missing.add(name)
+                log.warning("entrant_played_by_autopilot", bot=name, matches=self.absent[name])
+            elif house_strategy(name) is None:
+                self._missing.discard(name)
+                if name in self.local.bots:
+                    self.local.bots[name].exits_in_a_row = 0
+
+    def faults_summary(self) -> list[str]:
+        """One line per entrant that could not always play, for the organiser."""
+        lines = []
+        crashes = self.local.crashes()
+        for name in self.config.entrant_names:
+            absent, crashed = self.absent.get(name, 0), crashes.get(name, 0)
+            if not absent and not crashed:
+                continue
+            parts = []
+            if absent:
+                parts.append(f"{absent} match(es) played by autopilot (not connected)")
+            if crashed:
+                bot = self.local.bots[name]
+                parts.append(f"exited {crashed} time(s), last exit code {bot.last_exit_code}")
+            where = f"; output: arena logs {name}" if name in self.local.bots else ""
+            lines.append(f"{name}: " + ", ".join(parts) + where)
+        return lines
 
     def _report(self, done: int, total: int) -> None:
         self.server.hub.tournament_progress(self.record.id, done, total)
@@ -180,71 +341,3 @@ def standings_rows(store: Store, tid: str) -> list[Any]:
     matches = [store.get_match(m.id) for m in
                store.list_matches(tournament_id=tid, status=MatchStatus.FINISHED, limit=100_000)]
     return compute_standings(matches)
-
-
-async def run_tournament_command(args: Any, base: ServerConfig) -> int:
-    """``arena tournament CONFIG.toml`` and ``arena tournament resume ID``."""
-    import signal
-
-    from arena.storage import open_store
-    from arena.tournament.config import config_from_wire
-    from arena.tournament.export import export_standings
-    from arena.tournament.progress import ProgressDisplay, render_table
-
-    store = open_store(args.db)
-    try:
-        if args.config == "resume":
-            if not args.resume_id:
-                print("arena tournament resume: give the tournament id", file=sys.stderr)
-                return 2
-            try:
-                record = store.get_tournament(args.resume_id)
-            except NotFoundError:
-                print(f"arena tournament resume: no tournament {args.resume_id!r} in {args.db}",
-                      file=sys.stderr)
-                return 1
-            config = config_from_wire(record.config)
-        else:
-            config = load_config(args.config)
-            record, created = create_or_load(store, config)
-            if not created:
-                log.info("tournament_resumed", tournament=record.id)
-        limits = config.limits
-        server_config = ServerConfig(**{**base.__dict__, "decision_ms": limits.decision_ms,
-                                        "bank_ms": limits.bank_ms, "game": config.game,
-                                        "matchmaking": False})
-        server = ArenaServer(server_config, store)
-        await server.start()
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        print(f"tournament {record.id}: {config.name}"
-              + (f" — standings on http://{server_config.host}:{server.http_port}/tournaments/{record.id}"
-                 if server.http_port else ""), flush=True)
-        display = ProgressDisplay(title=config.name)
-        runner = TournamentRunner(server, config, record, on_progress=display.update)
-        task = asyncio.create_task(runner.run())
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, task.cancel)
-        try:
-            with display:
-                complete = await task
-        except asyncio.CancelledError:
-            complete = False
-            print("tournament interrupted; resume with: arena tournament resume "
-                  f"{record.id} --db {args.db}", file=sys.stderr)
-        rows = standings_rows(store, record.id)
-        print(render_table(rows))
-        if args.export:
-            export_standings(rows, Path(args.export), store=store, tournament_id=record.id)
-        if complete and getattr(args, "keep_serving", False) and server.http_port:
-            stop_serving = asyncio.Event()
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                loop.add_signal_handler(sig, stop_serving.set)
-            print(f"serving results on http://{server_config.host}:{server.http_port}/ "
-                  "(Ctrl-C to stop)", flush=True)
-            await stop_serving.wait()
-        await server.stop()
-        del stop
-        return 0 if complete else 1
-    finally:
-        store.close()

@@ -6,7 +6,8 @@ the match rule, summed over matches -- with equal keys sharing a place
 (1, 1, 3); match wins (place 1, shared included), average place; a
 Plackett-Luce rating (openskill) updated match by match in the order they
 finished; a 95% percentile-bootstrap interval on stars per match; fault
-counts and the median decision latency.
+counts and the median decision latency; and for each row whether it is
+really ahead of the next one (``vs_next``, arena/tournament/separation.py).
 
 A bot seated twice in one match counts once per seat; for its rating, the
 seats are rated as separate players and the bot keeps the mean of their
@@ -17,13 +18,14 @@ from __future__ import annotations
 
 import random
 import statistics
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Iterable
 
 from openskill.models import PlackettLuce
 
 from arena.storage.base import MatchRecord, MatchStatus, SeatFaults
 from arena.tournament.schedule import HOUSE_PREFIX
+from arena.tournament.separation import neighbour_separations
 
 
 @dataclass(frozen=True)
@@ -45,13 +47,18 @@ class StandingRow:
     illegal: int
     disconnects: int
     median_latency_ms: float | None
+    # Compared with the next row (arena.tournament.separation); None on the last.
+    vs_next: dict[str, Any] | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if data["vs_next"] is None:
+            del data["vs_next"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> StandingRow:
-        return cls(**{f.name: data[f.name] for f in fields(cls)})
+        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
 
 
 @dataclass
@@ -126,7 +133,8 @@ def compute_standings(matches: Iterable[MatchRecord], *, include_house: bool = T
     model = PlackettLuce()
     ratings: dict[str, Any] = {}
     tallies: dict[str, _Tally] = {}
-    for match in counted(matches):
+    finished = counted(matches)
+    for match in finished:
         result = match.result
         assert result is not None
         n = len(match.players)
@@ -171,7 +179,9 @@ def compute_standings(matches: Iterable[MatchRecord], *, include_house: bool = T
             stars_per_match=t.stars / t.matches, stars_ci_low=low, stars_ci_high=high,
             timeouts=t.timeouts, illegal=t.illegal, disconnects=t.disconnects,
             median_latency_ms=statistics.median(t.latencies) if t.latencies else None))
-    return rows
+    separations = neighbour_separations([r.bot for r in rows], finished)
+    return [replace(row, vs_next=sep.to_wire()) if sep is not None else row
+            for row, sep in zip(rows, separations)]
 
 
 def rating_history(matches: Iterable[MatchRecord],

@@ -462,6 +462,12 @@ class MuushigEngine:
         return self._wire.default_action()
 
     # ------------------------------------------------------- read-only
+    @property
+    def deal_label(self) -> dict[str, int]:
+        """Names the deal being made (protocol §5): a keyed deck source gives
+        duplicate rotations the same deck for the same (round, hand)."""
+        return {"round": self._round_number, "hand": self._hand_number}
+
     def deals(self) -> list:
         return [d.deal for d in self._deal_events]
 

@@ -1,0 +1,166 @@
+"""``arena tournament FILE`` and ``arena tournament resume ID``: the terminal side.
+
+Everything an organiser types or reads: options, one-line errors (exit code
+2), the progress display, the final standings, where the results stay and
+how to serve them, and the revealed deal key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from arena.server.config import ServerConfig
+from arena.server.local_bots import EntrantCommandError, check_commands
+from arena.storage.base import NotFoundError, TournamentStatus
+from arena.tournament.config import (
+    DEFAULT_MAX_EXTRA_MATCHES,
+    TournamentConfig,
+    config_from_wire,
+    load_config,
+)
+from protocol.deals import DealKeyError, parse_deal_key
+
+log = structlog.get_logger("arena.tournament")
+
+EXPORT_HELP = ("write the results at the end: a folder receives results.json, "
+               "results-standings.csv and results-matches.csv; a name ending in .json or "
+               ".csv (e.g. out/cup.json) gives out/cup.json, out/cup.csv and "
+               "out/cup-matches.csv")
+
+
+def add_tournament_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--export", default=None, metavar="TARGET", help=EXPORT_HELP)
+    p.add_argument("--keep-serving", action=argparse.BooleanOptionalAction, default=None,
+                   help="keep the web server up after the tournament ends, until Ctrl-C "
+                        "(default: yes when the output is a terminal)")
+    p.add_argument("--until-separated", action="store_true",
+                   help="after the schedule, play more deck sets until every bot is "
+                        "significantly ahead of the next (docs/tournaments.md), at most "
+                        "--max-extra-matches more")
+    p.add_argument("--max-extra-matches", type=int, default=None, metavar="N",
+                   help="cap on the matches --until-separated may add "
+                        f"(default: {DEFAULT_MAX_EXTRA_MATCHES})")
+    p.add_argument("--secret", default=None, metavar="HEX",
+                   help="deal from this key (the one a finished tournament revealed) instead "
+                        "of a fresh one, to replay its exact decks on a new --db")
+
+
+class TournamentCommandError(Exception):
+    """A mistake of the organiser: printed as lines, exit code 2."""
+
+
+def _load(args: Any, store: Any) -> tuple[TournamentConfig, Any]:
+    from arena.tournament.runner import create_or_load
+
+    if args.config == "resume":
+        if not args.resume_id:
+            raise TournamentCommandError("give the tournament id: arena tournament resume ID")
+        try:
+            record = store.get_tournament(args.resume_id)
+        except NotFoundError:
+            raise TournamentCommandError(f"no tournament {args.resume_id!r} in {args.db}") from None
+        config = config_from_wire(record.config)
+        check_local_commands(config)
+        return config, record
+    config = load_config(args.config)
+    if getattr(args, "until_separated", False) or getattr(args, "max_extra_matches", None):
+        extra = args.max_extra_matches
+        if extra is not None and extra < 0:
+            raise TournamentCommandError("--max-extra-matches must be 0 or more")
+        config = replace(config, schedule=replace(
+            config.schedule, until_separated=True,
+            max_extra_matches=config.schedule.max_extra_matches if extra is None else extra))
+    secret = parse_deal_key(args.secret) if getattr(args, "secret", None) else None
+    check_local_commands(config)
+    record, created = create_or_load(store, config, secret=secret)
+    if not created:
+        log.info("tournament_resumed", tournament=record.id)
+    return config, record
+
+
+def check_local_commands(config: TournamentConfig) -> None:
+    check_commands([(e.name, list(e.command), e.cwd) for e in config.entrants
+                    if e.command is not None])
+
+
+def _keep_serving(args: Any) -> bool:
+    wanted = getattr(args, "keep_serving", None)
+    return sys.stdout.isatty() if wanted is None else bool(wanted)
+
+
+async def run_tournament_command(args: Any, base: ServerConfig) -> int:
+    from arena.server.server import ArenaServer
+    from arena.storage import open_store
+    from arena.tournament.export import export_standings
+    from arena.tournament.runner import TournamentError, TournamentRunner, standings_rows
+    from arena.tournament.progress import ProgressDisplay, render_table
+
+    store = open_store(args.db)
+    try:
+        try:
+            config, record = _load(args, store)
+        except (TournamentCommandError, EntrantCommandError, TournamentError,
+                DealKeyError) as exc:  # a ConfigError goes up: the CLI names its file
+            for line in str(exc).splitlines():
+                print(f"arena tournament: {line}", file=sys.stderr)
+            return 2
+        limits = config.limits
+        server_config = ServerConfig(**{**base.__dict__, "decision_ms": limits.decision_ms,
+                                        "bank_ms": limits.bank_ms, "game": config.game,
+                                        "matchmaking": False})
+        server = ArenaServer(server_config, store)
+        await server.start()
+        page = (f"http://{server_config.host}:{server.http_port}/tournaments/{record.id}"
+                if server.http_port else None)
+        print(f"tournament {record.id}: {config.name}"
+              + (f" — standings on {page}" if page else ""), flush=True)
+        display = ProgressDisplay(title=config.name)
+        runner = TournamentRunner(server, config, record, on_progress=display.update)
+        task = asyncio.create_task(runner.run())
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, task.cancel)
+        try:
+            with display:
+                complete = await task
+        except asyncio.CancelledError:
+            complete = False
+            print("tournament interrupted; resume with: arena tournament resume "
+                  f"{record.id} --db {args.db}", file=sys.stderr)
+        rows = standings_rows(store, record.id)
+        print(render_table(rows))
+        if runner.stopped_separated:
+            print("every bot is significantly ahead of the next: the reserve deck sets "
+                  "were not needed")
+        for line in runner.faults_summary():
+            print(f"fault: {line}")
+        if complete:
+            print(f"deal key (revealed now that the tournament is over): "
+                  f"{runner.deal_key.hex()}\n  check every deck: arena verify {record.id} "
+                  f"--db {args.db}")
+        if args.export:
+            for path in export_standings(rows, Path(args.export), store=store,
+                                         tournament_id=record.id):
+                print(f"exported {path}")
+        if complete and page and _keep_serving(args):
+            stop_serving = asyncio.Event()
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(sig, stop_serving.set)
+            print(f"serving the results on {page} (Ctrl-C to stop)", flush=True)
+            await stop_serving.wait()
+        elif record.id and store.get_tournament(record.id).status is TournamentStatus.FINISHED:
+            print(f"results are stored in {args.db}; to see them on the web: "
+                  f"arena serve --db {args.db}  then open "
+                  f"http://127.0.0.1:8080/tournaments/{record.id}")
+        await server.stop()
+        return 0 if complete else 1
+    finally:
+        store.close()

@@ -1,0 +1,129 @@
+"""Where the server keeps its deal keys while they are secret.
+
+A tournament's key is drawn once, when the tournament is created, and must
+survive a crash (a resumed tournament deals the remaining slots from the same
+key, or the published commitment would no longer hold). It is therefore kept
+on the server's disk, next to the database, in a file only its owner may read
+(``deal-keys/<tournament>.key``), never in the database the web serves from.
+Ladder matches each draw their own key; they are appended to
+``deal-keys/ladder.jsonl`` (one line per match) once the match is over.
+
+"Revealed" is a rule about who may read the key, not a place: the key is
+printed by ``arena tournament`` and used by ``arena verify`` only once the
+tournament is finished (or the ladder match over).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from protocol.deals import DealKeyError, key_commitment, new_deal_key, parse_deal_key
+
+KEYS_DIR = "deal-keys"
+LADDER_TABLE = "ladder"  # the table name ladder matches' decks are derived under
+LADDER_FILE = "ladder.jsonl"
+
+
+class KeyringError(Exception):
+    """A stored key is missing or does not match its commitment."""
+
+
+def store_directory(store: Any) -> Path | None:
+    """The folder of a file-backed store (None for an in-memory one)."""
+    path = getattr(store, "path", None)
+    if not path or str(path) == ":memory:" or str(path).startswith("file::memory:"):
+        return None
+    return Path(path).resolve().parent
+
+
+class DealKeyring:
+    """Deal keys by scope (a tournament id), on disk or, without a folder, in
+    memory for this process only."""
+
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = directory / KEYS_DIR if directory is not None else None
+        self._memory: dict[str, bytes] = {}
+
+    @classmethod
+    def for_store(cls, store: Any) -> "DealKeyring":
+        keyring = getattr(store, "_deal_keyring", None)
+        if keyring is None:
+            keyring = cls(store_directory(store))
+            try:
+                store._deal_keyring = keyring  # one per store, so memory keys survive a resume
+            except AttributeError:
+                pass
+        return keyring
+
+    def _file(self, scope: str) -> Path:
+        assert self.directory is not None
+        return self.directory / f"{scope}.key"
+
+    def load(self, scope: str) -> bytes | None:
+        if self.directory is None:
+            return self._memory.get(scope)
+        try:
+            text = self._file(scope).read_text()
+        except FileNotFoundError:
+            return None
+        try:
+            return parse_deal_key(text)
+        except DealKeyError as exc:
+            raise KeyringError(f"{self._file(scope)}: {exc}") from None
+
+    def create(self, scope: str, key: bytes | None = None) -> bytes:
+        """Keep a new key for ``scope`` (drawn unless given, for a replay)."""
+        key = key if key is not None else new_deal_key()
+        if self.directory is None:
+            self._memory[scope] = key
+            return key
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self._file(scope)
+        # O_EXCL: never overwrite the key of a tournament that was started.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(key.hex() + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        return key
+
+    def load_checked(self, scope: str, commitment: str) -> bytes:
+        key = self.load(scope)
+        if key is None:
+            raise KeyringError(f"no deal key kept for {scope!r}"
+                               + (f" in {self.directory}" if self.directory else ""))
+        if key_commitment(key) != commitment:
+            raise KeyringError(f"the kept deal key of {scope!r} does not match the "
+                               "commitment published at the start")
+        return key
+
+    # -- ladder matches ---------------------------------------------------------
+    def record_ladder_key(self, match_id: str, key: bytes) -> None:
+        """Called once the match is over: its key may be read from then on."""
+        line = json.dumps({"match": match_id, "key": key.hex()}) + "\n"
+        if self.directory is None:
+            self._memory[f"match:{match_id}"] = key
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.directory / LADDER_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a") as f:
+            f.write(line)
+
+    def ladder_key(self, match_id: str) -> bytes | None:
+        if self.directory is None:
+            return self._memory.get(f"match:{match_id}")
+        try:
+            lines = (self.directory / LADDER_FILE).read_text().splitlines()
+        except FileNotFoundError:
+            return None
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue  # a torn last line after a crash
+            if entry.get("match") == match_id:
+                return parse_deal_key(entry["key"])
+        return None

@@ -1,0 +1,84 @@
+"""Decks derived from a secret key: a pure function of (key, table, deal
+label), uniform, and never Mersenne Twister."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter
+
+import pytest
+
+from arena.games.muushig.engine import MuushigEngine
+from arena.tournament.verify import derive_deck
+from protocol.deals import (
+    DealKeyError,
+    KeyedDeals,
+    key_commitment,
+    keyed_shuffle,
+    new_deal_key,
+    parse_deal_key,
+)
+
+KEY = bytes(range(32))
+
+
+def shuffled(key: bytes, table: str, label: dict, n: int = 20) -> list[int]:
+    items = list(range(n))
+    keyed_shuffle(key, table, label, items)
+    return items
+
+
+def test_a_deck_depends_on_key_table_and_label_only():
+    label = {"round": 1, "hand": 2}
+    assert shuffled(KEY, "7:0", label) == shuffled(KEY, "7:0", dict(reversed(label.items())))
+    assert shuffled(KEY, "7:0", label) != shuffled(new_deal_key(), "7:0", label)
+    assert shuffled(KEY, "7:0", label) != shuffled(KEY, "7:1", label)
+    assert shuffled(KEY, "7:0", label) != shuffled(KEY, "7:0", {"round": 1, "hand": 3})
+    assert sorted(shuffled(KEY, "7:0", label)) == list(range(20))
+
+
+def test_every_position_is_equally_likely():
+    counts = Counter(shuffled(KEY, "t", {"deal": i}, n=5).index(0) for i in range(5000))
+    expected = 1000
+    chi2 = sum((counts[p] - expected) ** 2 / expected for p in range(5))
+    assert chi2 < 18.5  # p ~ 0.001 for 4 degrees of freedom
+
+
+def test_keyed_deals_has_no_mersenne_twister_state():
+    rng = KeyedDeals(KEY, "t")
+    with pytest.raises(TypeError):
+        rng.getstate()
+    a, b = KeyedDeals(KEY, "t"), KeyedDeals(KEY, "t")
+    assert [a.randrange(100) for _ in range(10)] == [b.randrange(100) for _ in range(10)]
+    random.seed(0)
+    before = random.getstate()
+    KeyedDeals(KEY, "t").shuffle(list(range(10)))
+    assert random.getstate() == before
+
+
+def test_the_engine_deals_round_and_hand_keyed_decks():
+    rng = KeyedDeals(KEY, "7:0")
+    engine = MuushigEngine(None, rng, None)
+    rng.label_of = lambda: engine.deal_label
+    engine.start()
+    while not engine.finished and len(engine.deals()) < 6:
+        engine.apply(engine.legal_actions()[0])
+    for deal in engine.deals():
+        label = {"round": deal.round, "hand": deal.hand}
+        assert list(deal.deck) == derive_deck("muushig", None, KEY, "7:0", label)
+
+
+def test_the_commitment_binds_the_key():
+    assert key_commitment(KEY) == hashlib.sha256(b"arena deal key v1:" + KEY).hexdigest()
+    assert key_commitment(KEY) != key_commitment(new_deal_key())
+
+
+@pytest.mark.parametrize("text", ["", "zz" * 32, "ab" * 31, "ab" * 33])
+def test_a_malformed_key_is_refused_with_its_rule(text):
+    with pytest.raises(DealKeyError, match="64 hexadecimal digits|hexadecimal"):
+        parse_deal_key(text)
+
+
+def test_a_key_round_trips_through_hex():
+    assert parse_deal_key(KEY.hex()) == KEY

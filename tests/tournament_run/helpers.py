@@ -1,0 +1,69 @@
+"""Small tournaments played in-process on a real server (house bots and the
+Python sample bots), for the trust tests."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from arena.server.config import ServerConfig
+from arena.server.server import ArenaServer
+from arena.storage.sqlite import SqliteStore
+from arena.tournament.config import load_config
+from arena.tournament.runner import TournamentRunner, create_or_load
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def sample_entrant(name: str, bot: str = "python_random") -> str:
+    return (f'[[entrant]]\nname = "{name}"\n'
+            f'command = ["python", "{ROOT / "sample_bots" / bot / "bot.py"}"]\n')
+
+
+def write_config(folder: Path, entrants: str, *, seed: int = 7, extra: str = "",
+                 name: str = "trust") -> Path:
+    path = folder / "t.toml"
+    path.write_text(f'name = "{name}"\nseed = {seed}\n{extra}\n[limits]\ndecision_ms = 1000\n'
+                    f'bank_ms = 0\n{entrants}')
+    return path
+
+
+def new_server(store: SqliteStore, **overrides: Any) -> ArenaServer:
+    return ArenaServer(ServerConfig(**{"port": 0, "http_port": None, "matchmaking": False,
+                                       **overrides}), store)
+
+
+async def play(path: Path, db: Path, *, secret: bytes | None = None,
+               server_overrides: dict[str, Any] | None = None) -> tuple[SqliteStore, str, bool]:
+    store = SqliteStore(db)
+    config = load_config(path)
+    record, _ = (create_or_load(store, config, secret=secret) if secret is not None
+                  else create_or_load(store, config))
+    server = new_server(store, **(server_overrides or {}))
+    await server.start()
+    try:
+        complete = await TournamentRunner(server, config, record).run()
+    finally:
+        await server.stop()
+    return store, record.id, complete
+
+
+def all_decks(store: SqliteStore, tid: str) -> dict[tuple[int, int, int], list[str]]:
+    """(slot, round, hand) -> deck of every finished slot."""
+    decks = {}
+    for slot in store.get_schedule(tid):
+        match = store.get_match(slot.match_id)
+        for entry in match.reveal:
+            decks[(slot.slot, entry["round"], entry["hand"])] = list(entry["deck"])
+    return decks
+
+
+def predicted_first_deck(seed_label: str) -> list[str]:
+    """The attack of issue 9: the engine's own first deal with Mersenne
+    Twister seeded by the public per-table label."""
+    from arena.games.muushig.engine import MuushigEngine
+
+    engine = MuushigEngine(None, random.Random(seed_label), None)
+    engine.start()
+    return list(engine.deals()[0].deck)

@@ -1,0 +1,209 @@
+"""Bots the arena starts: what they are given, where their output goes, how
+they end, and what happens when they cannot play."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.storage.base import MatchStatus
+from arena.storage.sqlite import SqliteStore
+from tests.tournament_run.helpers import ROOT, play, sample_entrant, write_config
+
+ENV_BOT = """
+import os, sys
+sys.stderr.write("env " + " ".join(sorted(os.environ)) + "\\n")
+sys.stderr.write("cwd " + os.getcwd() + "\\n")
+sys.stderr.write("stdin " + repr(sys.stdin.read()) + "\\n")
+sys.stderr.flush()
+sys.path.insert(0, {root!r})
+from protocol.sdk import run_bot
+def play(phase, legal, state):
+    sys.stderr.write("deciding " + phase + "\\n")
+    return legal[0]
+run_bot(play)
+"""
+
+
+def env_bot(folder: Path) -> Path:
+    script = folder / "envbot.py"
+    script.write_text(ENV_BOT.format(root=str(ROOT)))
+    return script
+
+
+def arena_cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "arena.cli", *args]
+
+
+def test_a_missing_entrant_command_stops_the_run_before_any_match_with_one_line(tmp_path):
+    path = write_config(tmp_path, sample_entrant("fine")
+                        + '[[entrant]]\nname = "ghost"\ncommand = ["./no-such-bot", "-v"]\n')
+    db = tmp_path / "a.db"
+    proc = subprocess.run(arena_cli("tournament", str(path), "--db", str(db), "--port", "0",
+                                    "--no-http"), capture_output=True, text=True, timeout=60,
+                          cwd=ROOT)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if "ghost" in line]
+    assert len(lines) == 1 and "no-such-bot" in lines[0]
+    if db.exists():
+        store = SqliteStore(db)
+        assert store.count_matches() == 0
+        store.close()
+
+
+async def test_an_entrant_that_always_exits_is_played_by_autopilot_and_the_tournament_ends(
+        tmp_path):
+    entrants = (sample_entrant("fine")
+                + f'[[entrant]]\nname = "quitter"\ncommand = ["{sys.executable}", "-c", '
+                '"import sys; sys.exit(3)"]\n')
+    path = write_config(tmp_path, entrants)
+    started = time.monotonic()
+    store, tid, complete = await asyncio.wait_for(play(path, tmp_path / "a.db"), 60)
+    assert complete
+    assert time.monotonic() - started < 40
+    for slot in store.get_schedule(tid):
+        match = store.get_match(slot.match_id)
+        assert match.status is MatchStatus.FINISHED
+        fault = match.faults[match.players.index("quitter")]
+        assert fault.autopilot and fault.disconnects >= 1
+    store.close()
+
+
+async def test_a_local_bot_gets_only_the_documented_environment_and_no_stdin(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_ADMIN_TOKEN", "do-not-pass-me")
+    monkeypatch.setenv("SOME_PRIVATE_SETTING", "1")
+    script = env_bot(tmp_path)
+    (tmp_path / "work").mkdir()
+    path = write_config(tmp_path, f'[[entrant]]\nname = "envbot"\ncommand = ["python", '
+                        f'"{script}"]\ncwd = "work"\n', extra="duplicate = false")
+    store, tid, _ = await play(path, tmp_path / "a.db")
+    from arena.server.local_bots import bot_log_path
+
+    (slot,) = store.get_schedule(tid)
+    logs = tmp_path / "bot-logs"
+    text = bot_log_path(logs, "envbot", "lobby").read_text()
+    env_line = next(line for line in text.splitlines() if line.startswith("env "))
+    names = set(env_line.split()[1:])
+    assert {"ARENA_HOST", "ARENA_PORT", "ARENA_TOKEN", "ARENA_NAME"} <= names
+    assert "ARENA_ADMIN_TOKEN" not in names and "SOME_PRIVATE_SETTING" not in names
+    assert names <= {"ARENA_HOST", "ARENA_PORT", "ARENA_TOKEN", "ARENA_NAME", "PATH", "HOME",
+                     "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH",
+                     "PYTHONUNBUFFERED"}
+    assert f"cwd {tmp_path / 'work'}" in text
+    assert "stdin ''" in text
+    store.close()
+
+
+async def test_a_local_bots_stderr_is_kept_per_match_and_shown_by_arena_logs(tmp_path):
+    script = env_bot(tmp_path)
+    path = write_config(tmp_path, f'[[entrant]]\nname = "envbot"\ncommand = ["python", '
+                        f'"{script}"]\n')
+    db = tmp_path / "a.db"
+    store, tid, _ = await play(path, db)
+    from arena.server.local_bots import bot_log_path
+
+    schedule = store.get_schedule(tid)
+    for slot in schedule:
+        log_file = bot_log_path(tmp_path / "bot-logs", "envbot", slot.match_id)
+        assert "deciding " in log_file.read_text()
+    one = schedule[1].match_id
+    proc = subprocess.run(arena_cli("logs", "envbot", one, "--db", str(db)),
+                          capture_output=True, text=True, timeout=30, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "deciding " in proc.stdout
+    listing = subprocess.run(arena_cli("logs", "envbot", "--db", str(db)),
+                             capture_output=True, text=True, timeout=30, cwd=ROOT)
+    assert all(slot.match_id in listing.stdout for slot in schedule)
+    store.close()
+
+
+def _pids_of(name: str) -> list[int]:
+    """Processes whose environment names this local bot."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            env = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"ARENA_NAME={name}".encode() in env:
+            found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+SPAWNER_BOT = """
+import subprocess, sys
+sys.path.insert(0, {root!r})
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])  # a helper it forgets
+from protocol.sdk import run_bot
+run_bot(lambda phase, legal, state: legal[0])
+"""
+
+
+def _start_arena(path: Path, db: Path) -> subprocess.Popen:
+    return subprocess.Popen(arena_cli("tournament", str(path), "--db", str(db), "--port", "0",
+                                      "--no-http"), cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def _wait_for(predicate, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_sigkill_of_the_arena_takes_its_bots_with_it_and_resume_cleans_up(tmp_path):
+    tag = f"orphan{os.getpid()}"
+    script = tmp_path / "spawner.py"
+    script.write_text(SPAWNER_BOT.format(root=str(ROOT)))
+    path = write_config(tmp_path, f'[[entrant]]\nname = "{tag}"\ncommand = ["python", '
+                        f'"{script}"]\n' + sample_entrant(tag + "b"))
+    db = tmp_path / "a.db"
+    arena = _start_arena(path, db)
+    leftovers: list[int] = []
+    try:
+        assert _wait_for(lambda: len(_pids_of(tag)) >= 2 and _pids_of(tag + "b"), 30)
+        bots = _pids_of(tag) + _pids_of(tag + "b")
+        arena.send_signal(signal.SIGKILL)  # the arena alone, not its process group
+        arena.wait()
+        # Every bot the arena started directly dies with it.
+        assert _wait_for(lambda: not any(_alive(p) for p in _pids_of(tag + "b")), 5)
+        direct = [p for p in bots if _alive(p) and Path(f"/proc/{p}/cmdline").read_bytes()
+                  .endswith(b"spawner.py\0")]
+        assert _wait_for(lambda: not any(_alive(p) for p in direct), 5)
+        leftovers = [p for p in _pids_of(tag) if _alive(p)]  # the helper it forgot
+        again = _start_arena(path, db)  # resume
+        try:
+            assert _wait_for(lambda: not any(_alive(p) for p in leftovers), 15)
+        finally:
+            again.send_signal(signal.SIGTERM)
+            again.wait(30)
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+        for pid in _pids_of(tag) + _pids_of(tag + "b"):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
