@@ -43,10 +43,13 @@ def _swap_middle_back(action: dict[str, list[str]]) -> dict[str, list[str]]:
 
 
 def play_match(match_id: str, *, players: list[str] | None = None, deals: int = 3,
-               seed: int = 7, foul: tuple[int, int] | None = (1, 2)) -> ThirteenMatch:
+               seed: int = 7, foul: tuple[int, int] | None = (1, 2),
+               label: str = "deal") -> ThirteenMatch:
     """Play ``deals`` deals with the strong house bot in every seat; at
     ``foul = (deal, seat)`` that seat swaps its middle and back rows (a foul
-    whenever the two differ in strength, which the showdown reports)."""
+    whenever the two differ in strength, which the showdown reports).
+    ``label = "round"`` names deals in commits and the reveal as a server
+    that knows only Muushig's labels does: ``{round: deal, hand: 0}``."""
     spec = get_game("thirteen")
     players = list(players or PLAYERS)
     rules = {"deals": deals, "players": len(players)}
@@ -63,9 +66,9 @@ def play_match(match_id: str, *, players: list[str] | None = None, deals: int = 
                 deck = list(event.deal.deck)
                 salt = f"{salt_rng.getrandbits(64):016x}"
                 deal_no = event.for_record()["deal"]
-                m.reveal.append({"deal": deal_no, "salt": salt, "deck": deck})
-                event_wire = {"kind": "commit", "deal": deal_no,
-                              "commitment": commitment(salt, deck)}
+                name = {"deal": deal_no} if label == "deal" else {"round": deal_no, "hand": 0}
+                m.reveal.append({**name, "salt": salt, "deck": deck})
+                event_wire = {"kind": "commit", **name, "commitment": commitment(salt, deck)}
                 m.record_log.append(event_wire)
                 m.public_log.append(dict(event_wire))
                 continue

@@ -181,6 +181,14 @@ async def test_the_decks_are_checked_against_their_commitments(page, base_url: s
     assert checks == ["✓"] * 6
 
 
+async def test_decks_named_by_round_and_hand_are_checked_too(page, base_url: str,
+                                                             store: SqliteStore) -> None:
+    finish_in_store(store, play_match("old13", deals=2, foul=None, label="round"))
+    await page.goto(base_url + "/matches/old13")
+    await page.wait_for_selector("#replay[data-verified='2/2']")
+    assert await page.locator(".verify td.check").all_text_contents() == ["✓"] * 4
+
+
 async def test_a_tampered_deck_fails_its_check(page, base_url: str, store: SqliteStore) -> None:
     m = play_match("bad13", deals=1, foul=None)
     deck = m.reveal[0]["deck"]
@@ -213,7 +221,8 @@ async def test_a_live_match_shows_no_hand_before_its_showdown(page, base_url: st
     assert await cards_on_page(page) == set()
     assert await page.locator(".card.back").count() == 4 * 13
     assert await page.locator(".seat13 .badge", has_text="arranged").count() == 2
-    assert "2 of 4 seats have arranged" in await page.locator(".narration").text_content()
+    assert "Deal 2 of 3: 2 of 4 seats have arranged" in \
+        await page.locator(".narration").text_content()
     await page.keyboard.press("ArrowLeft")  # deal 1 is over: its showdown is public
     assert await cards_on_page(page) == m.cards_of_deal(0)
     await page.keyboard.press("ArrowRight")

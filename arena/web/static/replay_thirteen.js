@@ -157,7 +157,10 @@
     const sd = d.showdown;
     const fouled = !!(sd && sd.fouled && sd.fouled[seat]);
     const badges = [];
-    if (fouled) badges.push(el("span", { class: "badge foul" }, "fouled"));
+    if (fouled) {
+      badges.push(el("span", { class: "badge foul", title: "its rows break front ≤ middle ≤ back: it loses " +
+        "every segment to every seat that did not foul" }, "fouled"));
+    }
     else if (!sd) badges.push(el("span", { class: "badge" }, d.arranged[seat] ? "arranged" : "arranging…"));
     const figures = sd ? el("p", { class: "figures" },
       el("span", { class: "deal-score" }, `deal ${signed(sd.scores[seat])}`), " · ",
@@ -217,10 +220,15 @@
     return " Final result: " + order.map((s) => `${result.ranks[s]}. ${who(s)} ${result.totals[s]}`).join(", ") + ".";
   }
 
+  /** The match's number of deals (its rules), or as many as the log holds. */
+  function dealCount() {
+    const rules = detail.match.rules;
+    return Math.max(deals.length, (rules && Number.isInteger(rules.deals)) ? rules.deals : 0);
+  }
+
   function narrate(d) {
     if (!d) return detail.live ? "Waiting for the first deal." : "No deals.";
-    const total = (detail.match.rules && detail.match.rules.deals) || deals.length;
-    let text = `Deal ${d.deal + 1} of ${total}: `;
+    let text = `Deal ${d.deal + 1} of ${dealCount()}: `;
     const sd = d.showdown;
     if (!sd) {
       const done = d.arranged.filter(Boolean).length;
@@ -230,7 +238,7 @@
       const best = Math.max(...sd.scores);
       const tops = sd.scores.map((v, s) => (v === best ? who(s) : null)).filter(Boolean);
       text += `showdown. ${fouls.length ? `Fouled: ${fouls.join(", ")}. ` : ""}` +
-        `Best deal: ${tops.join(", ")} ${signed(best)}.`;
+        `Highest score of the deal: ${tops.join(", ")} ${signed(best)}.`;
       if (d === deals[deals.length - 1]) text += finalText();
     }
     return [text, ...d.notes].join(" ");
@@ -241,7 +249,7 @@
     ui.table.replaceChildren(...(d ? Array.from({ length: seats() }, (_, s) => drawSeat(d, s)) : []));
     ui.matrix.replaceChildren(...[d ? drawMatrix(d) : null, drawSheet()].filter(Boolean));
     ui.narration.textContent = narrate(d);
-    ui.position.textContent = deals.length ? `Deal ${index + 1} of ${deals.length}` : "No deals";
+    ui.position.textContent = d ? `Deal ${d.deal + 1} of ${dealCount()}` : "No deals";
     const atStart = index <= 0, atLast = index >= deals.length - 1;
     [ui.first, ui.prev].forEach((b) => { b.disabled = atStart; });
     [ui.next, ui.last].forEach((b) => { b.disabled = atLast; });
