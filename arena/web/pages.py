@@ -7,11 +7,13 @@ scripts in ``static/`` add live updates over SSE and the replay viewer.
 from __future__ import annotations
 
 import statistics
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 from aiohttp import web
 
+from arena.games import UnknownGameError, get_game
 from arena.storage.base import MatchRecord, MatchStatus
 from arena.web import docs
 from arena.web.entrants import entrant_of, is_house_entrant
@@ -186,10 +188,34 @@ async def matches(request: web.Request) -> web.Response:
     return _html(layout("Matches", main))
 
 
+@dataclass(frozen=True)
+class MatchView:
+    """How the match page draws one game: its replay script (a file in
+    ``static/``, or None: no viewer) and the result columns of the seats
+    table, as ``(key of match_end.result, heading)``. Each game describes
+    itself in its spec's ``extra["web"]``; the page never names a game."""
+
+    replay_script: str | None
+    result_columns: tuple[tuple[str, str], ...]
+
+
+PLACE_ONLY = MatchView(None, (("ranks", "Place"),))
+
+
+def match_view(game: str | None) -> MatchView:
+    try:
+        described = get_game(str(game)).extra.get("web") or {}
+    except UnknownGameError:
+        return PLACE_ONLY
+    columns = tuple((str(key), str(title)) for key, title in described.get("result_columns", ()))
+    return MatchView(described.get("replay_script"), columns or PLACE_ONLY.result_columns)
+
+
 @routes.get("/matches/{id}")
 async def match(request: web.Request) -> web.Response:
     detail = request.app[QUERIES].match_detail(request.match_info["id"])
     m = detail["match"]
+    view = match_view(m["game"])
     result = m.get("result") or {}
     faults = m.get("faults") or []
     latency = m.get("latency") or []
@@ -203,12 +229,13 @@ async def match(request: web.Request) -> web.Response:
         fault_text = ", ".join(f"{k} {v}" for k, v in f.items() if v and k != "autopilot")
         if f.get("autopilot"):
             fault_text = (fault_text + ", " if fault_text else "") + "autopilot"
+        figures = "".join(f'<td class="n">{num(pick(key))}</td>'
+                          for key, _ in view.result_columns)
         rows.append(f'<tr><td class="n">{seat}</td><th scope="row">{bot_link(name)}</th>'
-                    f'<td class="n">{num(pick("ranks"))}</td>'
-                    f'<td class="n">{num(pick("stars"))}</td>'
-                    f'<td class="n">{num(pick("sums"))}</td>'
+                    f'{figures}'
                     f'<td class="n">{num(lat.get("median_ms"), 1)}</td>'
                     f'<td>{e(fault_text or "—")}</td></tr>')
+    headings = "".join(f'<th scope="col">{e(title)}</th>' for _, title in view.result_columns)
     tid = m.get("tournament_id")
     where = tournament_link(tid) if tid else "ladder"
     note = ""
@@ -221,6 +248,14 @@ async def match(request: web.Request) -> web.Response:
     elif m["status"] == MatchStatus.ABORTED.value:
         note = f'<p class="note">Aborted: {e(m.get("abort_reason") or "no reason given")}.</p>'
     status = f'<span id="match-status" class="status {e(m["status"])}">{e(m["status"])}</span>'
+    log_link = (f'<a href="/api/matches/{u(m["id"])}">/api/matches/{e(m["id"])}</a>')
+    if view.replay_script is None:
+        fallback = f"<p>This game has no replay viewer; the full log is at {log_link}.</p>"
+        scripts: tuple[str, ...] = ("common.js",)
+    else:
+        fallback = (f"<noscript><p>The replay viewer needs JavaScript; the full log is at "
+                    f"{log_link}.</p></noscript>")
+        scripts = ("common.js", view.replay_script)
     main = f"""
 <h1>Match {e(m["id"])}</h1>
 <dl class="facts"><dt>Game</dt><dd>{e(m["game"])}</dd>
@@ -229,16 +264,14 @@ async def match(request: web.Request) -> web.Response:
 <dt>Finished</dt><dd>{when(m.get("finished_at"))}</dd></dl>
 {note}
 <table class="seats"><caption>Players and result</caption><thead><tr>
-<th scope="col">Seat</th><th scope="col">Bot</th><th scope="col">Place</th>
-<th scope="col">★</th><th scope="col">Score sum</th>
+<th scope="col">Seat</th><th scope="col">Bot</th>{headings}
 <th scope="col">Median latency (ms)</th><th scope="col">Faults</th></tr></thead>
 <tbody>{"".join(rows)}</tbody></table>
 <section id="replay" class="replay" aria-labelledby="h-replay" data-match="{e(m["id"])}"
  data-game="{e(m["game"])}"><h2 id="h-replay">{"Live table" if detail["live"] else "Replay"}</h2>
-<noscript><p>The replay viewer needs JavaScript; the full log is at
-<a href="/api/matches/{u(m["id"])}">/api/matches/{e(m["id"])}</a>.</p></noscript>
+{fallback}
 </section>"""
-    return _html(layout(f"Match {m['id']}", main, scripts=("common.js", "replay.js")))
+    return _html(layout(f"Match {m['id']}", main, scripts=scripts))
 
 
 @routes.get("/bots/{name}")

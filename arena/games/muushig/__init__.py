@@ -46,5 +46,12 @@ SPEC = GameSpec(
         "then win tricks: each trick −1, an entered seat with no trick +5; "
         "the first score at 0 or below wins the round."
     ),
-    extra={"rule_defaults": MuushigRules().as_dict()},
+    extra={
+        "rule_defaults": MuushigRules().as_dict(),
+        # How the web's match page draws a match of this game (arena.web.pages).
+        "web": {
+            "replay_script": "replay.js",
+            "result_columns": [["ranks", "Place"], ["stars", "★"], ["sums", "Score sum"]],
+        },
+    },
 )

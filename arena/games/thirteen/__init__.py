@@ -46,5 +46,13 @@ SPEC = GameSpec(
         "at once into a front of 3, a middle of 5 and a back of 5 (front <= middle <= back); "
         "each pair of seats scores segment by segment, with bonuses, shots and home runs."
     ),
-    extra={"rule_defaults": ThirteenRules().as_dict(), "phases": [ARRANGE]},
+    extra={
+        "rule_defaults": ThirteenRules().as_dict(),
+        "phases": [ARRANGE],
+        # How the web's match page draws a match of this game (arena.web.pages).
+        "web": {
+            "replay_script": "replay_thirteen.js",
+            "result_columns": [["ranks", "Place"], ["totals", "Points"]],
+        },
+    },
 )

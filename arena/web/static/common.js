@@ -9,12 +9,14 @@ const Arena = (() => {
     D: { symbol: "\u2666", name: "diamonds", color: "red" },
     C: { symbol: "\u2663", name: "clubs", color: "black" },
   };
+  // Muushig uses 7 to A; the 52-card game also 2 to 6.
   const RANKS = {
+    2: ["2", "2"], 3: ["3", "3"], 4: ["4", "4"], 5: ["5", "5"], 6: ["6", "6"],
     7: ["7", "7"], 8: ["8", "8"], 9: ["9", "9"], T: ["10", "10"],
     J: ["J", "jack"], Q: ["Q", "queen"], K: ["K", "king"], A: ["A", "ace"],
   };
   const SUIT_ORDER = "HSDC";
-  const RANK_ORDER = "789TJQKA";
+  const RANK_ORDER = "23456789TJQKA";
 
   /** Build an element: el("p", {class: "x"}, "text", child, ...). */
   function el(tag, attrs, ...children) {
@@ -64,7 +66,7 @@ const Arena = (() => {
   }
 
   function sortCards(cards) {
-    const key = (c) => SUIT_ORDER.indexOf(c[1]) * 8 + RANK_ORDER.indexOf(c[0]);
+    const key = (c) => SUIT_ORDER.indexOf(c[1]) * RANK_ORDER.length + RANK_ORDER.indexOf(c[0]);
     return [...cards].sort((a, b) => key(a) - key(b));
   }
 
