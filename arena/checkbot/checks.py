@@ -67,7 +67,8 @@ async def read_hello(s: Session, link: BotLink) -> Outcome:
     wanted, said = game_of(s).name, message.get("game", "muushig")  # absent: muushig (thirteen §5.1)
     if said != wanted:
         raise Abort(f"hello.game is {short(message.get('game'))}, so a server would seat this connection at "
-                    f"{short(said)} tables only; a {wanted} bot sends \"game\": \"{wanted}\" in its hello")
+                    f"{short(said)} tables only; a {wanted} bot sends \"game\": \"{wanted}\" in its hello"
+                    + (" (or no game at all)" if wanted == "muushig" else ""))
     if "max_matches" in message:
         value = message["max_matches"]
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:

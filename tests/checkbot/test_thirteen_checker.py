@@ -96,6 +96,12 @@ async def test_a_bot_whose_hello_does_not_name_the_game_fails_at_hello():
     assert '"game": "thirteen"' in report.result("hello").message
 
 
+async def test_a_thirteen_bot_run_as_a_muushig_bot_is_told_at_hello():
+    report = await check_bot(fake("good"), timeout_s=10)
+    assert report.failed_names() == names("muushig")
+    assert 'a muushig bot sends "game": "muushig"' in report.result("hello").message
+
+
 async def test_an_unknown_game_is_refused_before_the_bot_starts():
     with pytest.raises(UnknownGameError, match="muushig, thirteen"):
         await check_bot(fake("good"), game="poker")
