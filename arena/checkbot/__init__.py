@@ -6,6 +6,8 @@ Starts a scripted server (127.0.0.1 and a free port unless ``--host`` /
 it through every phase and the awkward situations (an ``illegal_action``
 error, unknown fields, two matches at once, a short deadline, a dropped
 connection, ``match_end``, ``bye``) and prints one line per check.
+``--game thirteen`` plays thirteen-card matches instead (the ``arrange``
+phase, showdowns, fouls under both ``foul_policy`` values).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import asyncio
 import json
 import sys
 
+from arena.checkbot.games import GAMES
 from arena.checkbot.report import CheckResult, Report, Verdict
 from arena.checkbot.runner import DEFAULT_CHECK_TIMEOUT_S, DEFAULT_NAME, DEFAULT_TOKEN, check_bot
 
@@ -22,6 +25,8 @@ __all__ = ["CheckResult", "Report", "Verdict", "add_arguments", "check_bot", "ru
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", choices=sorted(GAMES), default="muushig",
+                        help="the game the bot plays (its hello must name it, except muushig)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address the checker listens on; the bot gets it as ARENA_HOST")
     parser.add_argument("--port", type=int, default=None,
@@ -64,7 +69,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         short_deadline_ms=args.short_deadline_ms, token=args.token, name=args.name,
         host=getattr(args, "host", "127.0.0.1"), port=port or 0,
         check_timeout_s=getattr(args, "check_timeout", DEFAULT_CHECK_TIMEOUT_S),
-        on_listening=listening if port is not None else None))
+        on_listening=listening if port is not None else None, game=getattr(args, "game", "muushig")))
     if json_out:
         print(json.dumps(report.to_json(), indent=2))
     else:

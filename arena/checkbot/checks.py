@@ -12,10 +12,12 @@ import asyncio
 import time
 from typing import Awaitable, Callable
 
+from arena.checkbot import checks_thirteen
 from arena.checkbot.hand import Phase
+from arena.checkbot.judging import Abort, Outcome, game_of, judge, strays_since
 from arena.checkbot.link import BotLink, LinkClosed
-from arena.checkbot.session import Pending, Session, short
-from arena.checkbot.script import match_a, match_b
+from arena.checkbot.report import Verdict
+from arena.checkbot.session import Session, short
 
 HELLO_TIMEOUT_S = 5.0
 QUIET_WINDOW_S = 0.3  # how long the bot must stay quiet after welcome / match_end
@@ -28,37 +30,19 @@ MAX_MATCHES_ENV = "ARENA_MAX_MATCHES"
 MAX_MATCHES_RUN = 2
 MAX_MATCHES_FOLLOWED = 5
 
-Outcome = tuple[bool, str]
 CheckFn = Callable[[Session], Awaitable[Outcome]]
-CHECKS: list[tuple[str, CheckFn]] = []
+BOTH = ("muushig", "thirteen")
+MUUSHIG = ("muushig",)
+THIRTEEN = ("thirteen",)
+# (name, games it runs in, function), in the order they run.
+CHECKS: list[tuple[str, tuple[str, ...], CheckFn]] = []
 
 
-def check(name: str) -> Callable[[CheckFn], CheckFn]:
+def check(name: str, games: tuple[str, ...] = BOTH) -> Callable[[CheckFn], CheckFn]:
     def register(fn: CheckFn) -> CheckFn:
-        CHECKS.append((name, fn))
+        CHECKS.append((name, games, fn))
         return fn
     return register
-
-
-class Abort(Exception):
-    """The run cannot go on (no connection); the message says why."""
-
-
-def judge(p: Pending) -> Outcome:
-    """Was the first answer to ``p`` legal, with the right id and match?"""
-    if not p.answers:
-        return False, f"no answer to {p.label} within {p.deadline_ms} ms (the default was applied)"
-    first = p.answers[0]
-    if not first.legal:
-        return False, f"answered {p.label} with {short(first.action)}, which is not legal; legal: {short(p.ask.legal, 120)}"
-    if first.fallback is not None:
-        return False, f"{p.label}: {first.describe_fallback()}"
-    return True, f"answered {short(first.action)} (legal) in {first.latency_ms:.0f} ms"
-
-
-def strays_since(s: Session, mark: int) -> str:
-    """What the bot sent that it should not have, since ``mark``."""
-    return "; ".join(s.notes[mark:][:3])
 
 
 async def read_hello(s: Session, link: BotLink) -> Outcome:
@@ -80,6 +64,11 @@ async def read_hello(s: Session, link: BotLink) -> Outcome:
     if problem:
         await link.send({"type": "error", "code": code, "message": problem})
         raise Abort(problem)
+    wanted, said = game_of(s).name, message.get("game", "muushig")  # absent: muushig (thirteen §5.1)
+    if said != wanted:
+        raise Abort(f"hello.game is {short(message.get('game'))}, so a server would seat this connection at "
+                    f"{short(said)} tables only; a {wanted} bot sends \"game\": \"{wanted}\" in its hello"
+                    + (" (or no game at all)" if wanted == "muushig" else ""))
     if "max_matches" in message:
         value = message["max_matches"]
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -115,29 +104,30 @@ async def check_welcome(s: Session) -> Outcome:
 
 @check("match_start")
 async def check_match_start(s: Session) -> Outcome:
-    s.match_a = match = match_a(s.bot_name, s.deadline_ms)
+    game = game_of(s)
+    s.match_a = match = game.main_match(s.bot_name, s.deadline_ms)
     await s.send(match.match_start())
     ask = await s.next_ask(match)
-    assert ask is not None and ask.phase is Phase.DECIDE, "match A opens with a decide request"
+    assert ask is not None and ask.phase is game.first_phase, f"match A opens with a {game.first_phase} request"
     mark = len(s.notes)
     s.first_request = p = s.prepare(match, ask)
     await s.referee([p])
     if not p.answers:
         also = f"; it {strays_since(s, mark)}" if s.notes[mark:] else ""
-        return False, (f"after match_start and the opening events (round_start, commit, hand_start) "
+        return False, (f"after match_start and the opening events ({game.opening}) "
                        f"the bot did not answer request #{p.id}{also}")
     if s.notes[mark:]:
         return False, f"the bot answered, but it also {strays_since(s, mark)}"
     return True, "match_start and the opening events accepted; the bot answered the next request"
 
 
-@check("decide")
+@check("decide", MUUSHIG)
 async def check_decide(s: Session) -> Outcome:
     assert s.first_request is not None
     return judge(s.first_request)
 
 
-@check("exchange")
+@check("exchange", MUUSHIG)
 async def check_exchange(s: Session) -> Outcome:
     match = s.match_a
     assert match is not None
@@ -150,7 +140,7 @@ async def check_exchange(s: Session) -> Outcome:
     return ok, f"{message} (hand of {len(ask.state['cards'])}, up to {most} discards allowed)"
 
 
-@check("take")
+@check("take", MUUSHIG)
 async def check_take(s: Session) -> Outcome:
     match = s.match_a
     assert match is not None
@@ -161,7 +151,7 @@ async def check_take(s: Session) -> Outcome:
     return judge(p)
 
 
-@check("play")
+@check("play", MUUSHIG)
 async def check_play(s: Session) -> Outcome:
     match = s.match_a
     assert match is not None
@@ -175,6 +165,10 @@ async def check_play(s: Session) -> Outcome:
     return ok, message
 
 
+check("arrange", THIRTEEN)(checks_thirteen.check_arrange)
+check("illegal_action", THIRTEEN)(checks_thirteen.check_arrange_again)
+
+
 @check("deadline")
 async def check_deadline(s: Session) -> Outcome:
     late = [p for p in s.requests if not p.answered_in_time]
@@ -184,7 +178,7 @@ async def check_deadline(s: Session) -> Outcome:
     return True, f"{len(s.requests)} requests answered within deadline_ms ({s.deadline_ms} ms); slowest {slowest:.0f} ms"
 
 
-@check("illegal_action")
+@check("illegal_action", MUUSHIG)
 async def check_illegal_action(s: Session) -> Outcome:
     p = s.play_request
     assert p is not None
@@ -210,8 +204,8 @@ async def check_unknown_fields(s: Session) -> Outcome:
     await s.send({"type": "event", "match": match.match_id, "x_future": [1, {"a": None}],
                   "event": {"kind": "x_commentary", "text": "n\u00e9w \u2665", "seat": 0}})
     await s.send({"type": "error", "code": "late", "id": 1, "message": "request 1 was already settled"})
-    ask = await s.drive_to(match, Phase.PLAY)
-    assert ask is not None, "match A has a play left"
+    ask = await s.drive_to(match, game_of(s).phase)
+    assert ask is not None, "match A has a request left"
     ask.state["x_future_state"] = {"nested": [True, False, None, 1.5]}
     p = s.prepare(match, ask, extra={"x_hint": "ignore me", "x_number": 2**40})
     await s.referee([p])
@@ -225,14 +219,14 @@ async def check_unknown_fields(s: Session) -> Outcome:
 async def check_multiplex(s: Session) -> Outcome:
     a = s.match_a
     assert a is not None
-    b = match_b(s.bot_name, s.deadline_ms, first_id=a.next_id)
+    b = game_of(s).short_match(s.bot_name, s.deadline_ms, a.next_id, "check-b", None)
     await s.send(b.match_start())
     ask_b = await s.next_ask(b)
-    ask_a = await s.drive_to(a, Phase.PLAY)
+    ask_a = await s.drive_to(a, game_of(s).phase)
     assert ask_a is not None and ask_b is not None, "both matches have a request ready"
     pa, pb = s.prepare(a, ask_a), s.prepare(b, ask_b)
     await s.referee([pa, pb])
-    await s.next_ask(b)  # sends match B's last decision event; B stops here
+    await s.next_ask(b)  # sends match B's last events; B stops here
     await s.send(b.match_end())
     results = [(p, judge(p)) for p in (pa, pb)]
     ok = all(r[0] for _, r in results)
@@ -243,12 +237,12 @@ async def check_multiplex(s: Session) -> Outcome:
 @check("error_names_match")
 async def check_error_names_match(s: Session) -> Outcome:
     """Request ids repeat across matches; an error's ``match`` says which."""
-    c = match_b(s.bot_name, s.deadline_ms, first_id=50, match_id="check-c")
-    d = match_b(s.bot_name, s.deadline_ms, first_id=50, match_id="check-d")
+    c = game_of(s).short_match(s.bot_name, s.deadline_ms, 50, "check-c", None)
+    d = game_of(s).short_match(s.bot_name, s.deadline_ms, 50, "check-d", None)
     await s.send(c.match_start())
     await s.send(d.match_start())
     ask_c, ask_d = await s.next_ask(c), await s.next_ask(d)
-    assert ask_c is not None and ask_d is not None, "both matches open with a decide request"
+    assert ask_c is not None and ask_d is not None, "both matches open with a request"
     mark = len(s.notes)
     pc, pd = s.prepare(c, ask_c), s.prepare(d, ask_d, reject_first=True)
     await s.referee([pc, pd])
@@ -257,9 +251,17 @@ async def check_error_names_match(s: Session) -> Outcome:
         await s.send(match.match_end())
     if not pd.answers:
         return False, f"no answer to {pd.label}"
+    for p in (pc, pd):
+        ok, message = judge(p)
+        if not ok:
+            return False, message
     if s.notes[mark:]:
         return False, (f"after an illegal_action error naming match {d.match_id} (request #{pd.id}; match "
                        f"{c.match_id} has a request #{pc.id} too) the bot {strays_since(s, mark)}")
+    if len(pd.answers) < 2 and not game_of(s).retry_required:
+        return True, (f"after an illegal_action error naming match {d.match_id} (request #{pd.id}; match "
+                      f"{c.match_id} has a request #{pc.id} too) the bot sent nothing stray (it did not "
+                      f"resubmit: see illegal_action)")
     if len(pd.answers) < 2:
         return False, (f"after an illegal_action error naming match {d.match_id} request #{pd.id}, the bot did "
                        f"not answer that request again (match {c.match_id} has a request #{pc.id} too)")
@@ -273,8 +275,8 @@ async def check_error_names_match(s: Session) -> Outcome:
 async def check_short_deadline(s: Session) -> Outcome:
     match = s.match_a
     assert match is not None
-    ask = await s.drive_to(match, Phase.PLAY)
-    assert ask is not None, "match A has a play left"
+    ask = await s.drive_to(match, game_of(s).phase)
+    assert ask is not None, "match A has a request left"
     p = s.prepare(match, ask, deadline_ms=s.short_deadline_ms)
     await s.referee([p])
     ok, message = judge(p)
@@ -335,10 +337,10 @@ async def check_reseat(s: Session) -> Outcome:
     if s.link is None or s.link.closed or s.bot_said_bye:
         return False, ("the bot left after match_end; a server seats a connection again with a second "
                        "match_start (send hello.max_matches to ask for fewer matches)")
-    e = match_b(s.bot_name, s.deadline_ms, first_id=1, match_id="check-e")
+    e = game_of(s).short_match(s.bot_name, s.deadline_ms, 1, "check-e", 3)
     await s.send(e.match_start())
     ask = await s.next_ask(e)
-    assert ask is not None, "match E opens with a decide request"
+    assert ask is not None, "match E opens with a request"
     mark = len(s.notes)
     p = s.prepare(e, ask)
     await s.referee([p])
@@ -391,10 +393,10 @@ async def check_max_matches(s: Session) -> Outcome:
         return False, (f"started with {MAX_MATCHES_ENV}={MAX_MATCHES_RUN}, the bot announced max_matches "
                        f"{declared}; the checker follows at most {MAX_MATCHES_FOLLOWED}")
     for index in range(declared):
-        m = match_b(s.bot_name, s.deadline_ms, first_id=1, match_id=f"check-n{index + 1}")
+        m = game_of(s).short_match(s.bot_name, s.deadline_ms, 1, f"check-n{index + 1}", 2)
         await s.send(m.match_start())
         ask = await s.next_ask(m)
-        assert ask is not None, "a short match opens with a decide request"
+        assert ask is not None, "a short match opens with a request"
         await s.referee([s.prepare(m, ask)])
         await s.next_ask(m)
         await s.send(m.match_end())
@@ -423,14 +425,21 @@ async def check_max_matches(s: Session) -> Outcome:
     return True, f"max_matches {declared} announced; the bot left by itself after {declared} matches and exited 0"
 
 
+check("fouls", THIRTEEN)(checks_thirteen.check_fouls)
+
+
 @check("all_answers")
 async def check_all_answers(s: Session) -> Outcome:
     bad = []
     for p in s.requests:
-        if p.timed_out:
+        refused_on_purpose = p.reject_first and p.answers and p.answers[0].own
+        if p.timed_out and refused_on_purpose and not game_of(s).retry_required:
+            continue  # a valid answer the checker refused; resubmitting is optional (see illegal_action)
+        if p.answers and not p.answers[0].legal:
+            why = f": {p.answers[0].reason}" if p.ask.constraints is not None else ""
+            bad.append(f"{p.label}: first answer {short(p.answers[0].action)} not legal{why}")
+        elif p.timed_out:
             bad.append(f"{p.label}: no legal answer in time")
-        elif p.answers and not p.answers[0].legal:
-            bad.append(f"{p.label}: first answer {short(p.answers[0].action)} not legal")
         elif p.answers and p.answers[0].fallback is not None:
             bad.append(f"{p.label}: {p.answers[0].describe_fallback()}")
     bad.extend(s.notes)
@@ -440,16 +449,18 @@ async def check_all_answers(s: Session) -> Outcome:
     return True, f"all {len(s.requests)} requests answered legally in time; slowest {slowest:.0f} ms"
 
 
-def names() -> list[str]:
-    return [name for name, _ in CHECKS]
+def names(game: str = "muushig") -> list[str]:
+    return [name for name, games, _ in CHECKS if game in games]
 
 
-async def run_checks(s: Session) -> list[tuple[str, bool, str]]:
+async def run_checks(s: Session) -> list[tuple[str, Verdict, str]]:
     """Run every check in order; after an abort the rest are 'not run'."""
-    results: list[tuple[str, bool, str]] = []
-    for name, fn in CHECKS:
+    results: list[tuple[str, Verdict, str]] = []
+    for name, games, fn in CHECKS:
+        if game_of(s).name not in games:
+            continue
         if s.aborted is not None:
-            results.append((name, False, f"not run: {s.aborted}"))
+            results.append((name, Verdict.FAIL, f"not run: {s.aborted}"))
             continue
         try:
             async with asyncio.timeout(s.check_timeout_s):
@@ -463,5 +474,6 @@ async def run_checks(s: Session) -> list[tuple[str, bool, str]]:
         except LinkClosed as exc:
             s.aborted = f"the connection was lost during '{name}' ({exc})"
             ok, message = False, s.aborted
-        results.append((name, ok, message))
+        verdict = ok if isinstance(ok, Verdict) else (Verdict.PASS if ok else Verdict.FAIL)
+        results.append((name, verdict, message))
     return results

@@ -20,6 +20,7 @@ back the action it applied for an ``Ask`` (always one of ``legal``).
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import combinations
@@ -39,6 +40,7 @@ class Phase(StrEnum):
     EXCHANGE = "exchange"
     TAKE = "take"
     PLAY = "play"
+    ARRANGE = "arrange"  # thirteen cards: answered under constraints, no legal list
 
 
 def card_key(card: str) -> tuple[int, int]:
@@ -113,6 +115,44 @@ def default_action(phase: Phase, legal: list[Any]) -> Any:
     return legal[0]
 
 
+def is_legal(ask: Ask, action: Any) -> bool:
+    """Whether ``action`` is one of ``ask.legal`` (an exchange as a set)."""
+    if ask.phase is Phase.EXCHANGE:
+        if not isinstance(action, list) or not all(is_card(c) for c in action):
+            return False
+        if len(set(action)) != len(action):
+            return False
+        return canonical(action) in ask.legal
+    if ask.phase is Phase.TAKE and action is None:
+        return None in ask.legal
+    return isinstance(action, str) and action in ask.legal
+
+
+def why_illegal(ask: Ask, action: Any) -> str:
+    shown = short(action)
+    if ask.phase is Phase.EXCHANGE:
+        return f"{shown} is not an allowed discard set: send an array of distinct cards from your hand, at most {max(len(s) for s in ask.legal)}"
+    if ask.phase is Phase.TAKE:
+        return f"{shown} is not legal: send null to decline or one card from your hand ({', '.join(ask.legal[1:])})"
+    return f"{shown} is not legal here; legal: {short(ask.legal)}"
+
+
+def assess_listed(ask: Ask, action: Any) -> Assessment:
+    """A Muushig answer against the request's ``legal`` list."""
+    if not is_legal(ask, action):
+        return Assessment(legal=False, reason=why_illegal(ask, action))
+    return Assessment(legal=True, applied=canonical(action) if ask.phase is Phase.EXCHANGE else action)
+
+
+def short(value: Any, limit: int = 80) -> str:
+    """A value as the bot author wrote it (JSON), cut to ``limit``."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def commitment(salt: str, deck: Iterable[str]) -> str:
     """Protocol §5: hex SHA-256 of ``salt + ":" + deck joined by ","``."""
     return hashlib.sha256(f"{salt}:{','.join(deck)}".encode()).hexdigest()
@@ -165,6 +205,28 @@ class Ask:
     phase: Phase
     legal: list[Any]
     state: dict[str, Any]
+    # A request that describes its answers instead of listing them
+    # (thirteen's arrange) carries them here and an empty ``legal``.
+    constraints: dict[str, Any] | None = None
+    # Events the seat sees while this request is open (other seats answering
+    # at the same time); sent right after the request.
+    followups: tuple["Tell", ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """The referee's reading of one answer.
+
+    ``legal``: the server would accept it; ``applied`` is then its canonical
+    form. ``reason`` says why it is refused (sent in ``illegal_action``);
+    ``warning`` marks an accepted answer that costs the bot (a fouled
+    arrangement under ``foul_policy = penalize``).
+    """
+
+    legal: bool
+    applied: Any = None
+    reason: str = ""
+    warning: str = ""
 
 
 Step = Tell | Ask

@@ -8,6 +8,7 @@ from enum import StrEnum
 
 class Verdict(StrEnum):
     PASS = "pass"
+    WARN = "warn"  # passed, but the bot loses something by it (e.g. a fouled arrangement)
     FAIL = "fail"
 
 
@@ -19,7 +20,7 @@ class CheckResult:
 
     @property
     def passed(self) -> bool:
-        return self.verdict is Verdict.PASS
+        return self.verdict is not Verdict.FAIL
 
 
 @dataclass
@@ -35,6 +36,10 @@ class Report:
     @property
     def passed(self) -> int:
         return sum(1 for r in self.results if r.passed)
+
+    @property
+    def warned(self) -> int:
+        return sum(1 for r in self.results if r.verdict is Verdict.WARN)
 
     @property
     def failed(self) -> int:
@@ -57,12 +62,16 @@ class Report:
     def failed_names(self) -> list[str]:
         return [r.name for r in self.results if not r.passed]
 
+    def warned_names(self) -> list[str]:
+        return [r.name for r in self.results if r.verdict is Verdict.WARN]
+
     def to_json(self) -> dict[str, object]:
         """Everything the text report says, for CI."""
         return {
             "ok": self.ok,
             "passed": self.passed,
             "failed": self.failed,
+            "warned": self.warned,
             "checks": [{"name": r.name, "passed": r.passed, "verdict": str(r.verdict), "message": r.message}
                        for r in self.results],
             "encoding": self.encoding,
@@ -72,14 +81,18 @@ class Report:
         }
 
     def render(self, *, symbols: bool) -> str:
-        """One line per check; ✔/✘ for a terminal, PASS/FAIL otherwise."""
-        mark = {True: "✔" if symbols else "PASS", False: "✘" if symbols else "FAIL"}
+        """One line per check; ✔/!/✘ for a terminal, PASS/WARN/FAIL otherwise."""
+        mark = {Verdict.PASS: "✔" if symbols else "PASS", Verdict.WARN: "!" if symbols else "WARN",
+                Verdict.FAIL: "✘" if symbols else "FAIL"}
         width = max((len(r.name) for r in self.results), default=0)
-        lines = [f"{mark[r.passed]} {r.name.ljust(width)}  {r.message}" for r in self.results]
+        lines = [f"{mark[r.verdict]} {r.name.ljust(width)}  {r.message}" for r in self.results]
         if self.failed and self.stderr_tail:
             lines.append("")
             lines.append("last lines the bot wrote to stderr:")
             lines.extend(f"  | {line}" for line in self.stderr_tail)
         lines.append("")
-        lines.append(f"{self.passed} passed, {self.failed} failed")
+        summary = f"{self.passed} passed, {self.failed} failed"
+        if self.warned:
+            summary += f" ({self.warned} of the passed with a warning)"
+        lines.append(summary)
         return "\n".join(lines)

@@ -9,6 +9,7 @@ from collections import deque
 from typing import Callable
 
 from arena.checkbot.checks import run_checks
+from arena.checkbot.games import game_script
 from arena.checkbot.link import Listener
 from arena.checkbot.report import CheckResult, Report, Verdict
 from arena.checkbot.session import Session
@@ -33,6 +34,7 @@ async def check_bot(
     port: int = 0,
     check_timeout_s: float = DEFAULT_CHECK_TIMEOUT_S,
     on_listening: Callable[[str, int], None] | None = None,
+    game: str = "muushig",
 ) -> Report:
     """Run ``command`` (the bot) against the scripted checks.
 
@@ -44,9 +46,12 @@ async def check_bot(
     each check. The checker listens on ``host:port`` (0: a free port; it
     calls ``on_listening(host, port)`` once listening). A bare ``python`` in
     ``command`` is the arena's interpreter, as for ``arena match``.
+    ``game`` picks the scripted matches ("muushig" or "thirteen"; a bot for
+    thirteen must say ``"game": "thirteen"`` in its hello).
     """
     if not command:
         raise ValueError("no bot command given: put it after '--', e.g. check-bot -- python bot.py")
+    script = game_script(game)  # an unknown game fails before the bot starts
     listener = Listener()
     port = await listener.start(host, port)
     if on_listening is not None:
@@ -76,10 +81,10 @@ async def check_bot(
         return report
     session = Session(listener=listener, process=process, token=token, name=name, deadline_ms=deadline_ms,
                       short_deadline_ms=short_deadline_ms, connect_timeout_s=timeout_s,
-                      check_timeout_s=check_timeout_s, respawn=spawn)
+                      check_timeout_s=check_timeout_s, respawn=spawn, game=script)
     try:
-        for check_name, ok, message in await run_checks(session):
-            report.results.append(CheckResult(check_name, Verdict.PASS if ok else Verdict.FAIL, message))
+        for check_name, verdict, message in await run_checks(session):
+            report.results.append(CheckResult(check_name, verdict, message))
     finally:
         await listener.stop()
         report.bot_exit_code = await _stop(session.process)

@@ -21,7 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generator
 
-from arena.checkbot.hand import SEATS, Ask, HandSetup, HousePlan, Step, Tell, play_hand
+from arena.checkbot.hand import (
+    SEATS, Ask, Assessment, HandSetup, HousePlan, Step, Tell, assess_listed, default_action, play_hand,
+)
 
 RULES: dict[str, Any] = {
     "max_hands": 200,
@@ -102,6 +104,13 @@ class ScriptedMatch:
     def settle(self, action: Any) -> None:
         """The action applied for the last ``Ask`` (always a legal one)."""
         self._reply = action
+
+    def assess(self, ask: Ask, action: Any) -> Assessment:
+        return assess_listed(ask, action)
+
+    def default(self, ask: Ask) -> Any:
+        """The action applied at a deadline (rules §11)."""
+        return default_action(ask.phase, ask.legal)
 
     def take_id(self) -> int:
         self.next_id += 1

@@ -10,14 +10,31 @@ answer to a settled request gets ``late``, one to an id never issued gets
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 
-from arena.checkbot.hand import Ask, Phase, Tell, canonical, default_action, is_card
+from arena.checkbot.hand import Ask, Assessment, Phase, Tell, short
 from arena.checkbot.link import BotLink, LinkClosed, Listener
-from arena.checkbot.script import ScriptedMatch
+
+
+class ScriptMatch(Protocol):
+    """What the referee needs of a scripted match, whatever the game
+    (``script.ScriptedMatch`` for Muushig, ``thirteen.ThirteenMatch``)."""
+
+    match_id: str
+    seat: int
+    next_id: int
+
+    def next_step(self) -> Tell | Ask | None: ...
+    def settle(self, action: Any) -> None: ...
+    def take_id(self) -> int: ...
+    def assess(self, ask: Ask, action: Any) -> Assessment: ...
+    def default(self, ask: Ask) -> Any: ...
+    def event(self, tell: Tell) -> dict[str, Any]: ...
+    def request(self, ask: Ask, request_id: int, deadline_ms: int) -> dict[str, Any]: ...
+    def match_start(self) -> dict[str, Any]: ...
+    def match_end(self) -> dict[str, Any]: ...
 
 REJECT_MESSAGE = (
     "the compliance checker rejects the first answer to this request on purpose, "
@@ -37,6 +54,8 @@ class Answer:
     latency_ms: float
     legal: bool  # whether the action on the wire is legal
     fallback: dict[str, Any] | None = None  # the SDK's mark: the strategy failed
+    warning: str = ""  # accepted, but it costs the bot (a fouled arrangement)
+    reason: str = ""  # why it was refused (the illegal_action message)
 
     @property
     def own(self) -> bool:
@@ -56,7 +75,7 @@ class Answer:
 class Pending:
     """One request sent to the bot, and what became of it."""
 
-    match: ScriptedMatch
+    match: ScriptMatch
     ask: Ask
     id: int
     deadline_ms: int
@@ -81,37 +100,6 @@ class Pending:
         return self.answers[0].latency_ms if self.answers else None
 
 
-def is_legal(ask: Ask, action: Any) -> bool:
-    """Whether ``action`` is one of ``ask.legal`` (an exchange as a set)."""
-    if ask.phase is Phase.EXCHANGE:
-        if not isinstance(action, list) or not all(is_card(c) for c in action):
-            return False
-        if len(set(action)) != len(action):
-            return False
-        return canonical(action) in ask.legal
-    if ask.phase is Phase.TAKE and action is None:
-        return None in ask.legal
-    return isinstance(action, str) and action in ask.legal
-
-
-def why_illegal(ask: Ask, action: Any) -> str:
-    shown = short(action)
-    if ask.phase is Phase.EXCHANGE:
-        return f"{shown} is not an allowed discard set: send an array of distinct cards from your hand, at most {max(len(s) for s in ask.legal)}"
-    if ask.phase is Phase.TAKE:
-        return f"{shown} is not legal: send null to decline or one card from your hand ({', '.join(ask.legal[1:])})"
-    return f"{shown} is not legal here; legal: {short(ask.legal)}"
-
-
-def short(value: Any, limit: int = 80) -> str:
-    """A value as the bot author wrote it (JSON), cut to ``limit``."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 @dataclass
 class Session:
     """Everything one run of the checker knows."""
@@ -130,13 +118,15 @@ class Session:
     link: BotLink | None = None
     bot_name: str = ""
     encoding: str | None = None
-    match_a: ScriptedMatch | None = None
+    match_a: ScriptMatch | None = None
     issued: dict[tuple[str, int], Pending] = field(default_factory=dict)
     requests: list[Pending] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     bot_said_bye: bool = False
     declared_max_matches: Any = None  # hello.max_matches of the last hello, if any
     aborted: str | None = None
+    # The game's script (a ``games.GameScript``; the runner sets it).
+    game: Any = None
     # Hand-offs between consecutive checks.
     first_request: Pending | None = None
     play_request: Pending | None = None
@@ -164,7 +154,7 @@ class Session:
 
     # --- script driving ---------------------------------------------------
 
-    async def next_ask(self, match: ScriptedMatch) -> Ask | None:
+    async def next_ask(self, match: ScriptMatch) -> Ask | None:
         """Send the match's events up to its next request; None at its end."""
         while (step := match.next_step()) is not None:
             if isinstance(step, Tell):
@@ -173,7 +163,7 @@ class Session:
                 return step
         return None
 
-    def prepare(self, match: ScriptedMatch, ask: Ask, *, deadline_ms: int | None = None,
+    def prepare(self, match: ScriptMatch, ask: Ask, *, deadline_ms: int | None = None,
                 reject_first: bool = False, extra: dict[str, Any] | None = None) -> Pending:
         pending = Pending(match=match, ask=ask, id=match.take_id(),
                           deadline_ms=deadline_ms or self.deadline_ms,
@@ -182,7 +172,7 @@ class Session:
         self.requests.append(pending)
         return pending
 
-    async def drive_to(self, match: ScriptedMatch, phase: Phase) -> Ask | None:
+    async def drive_to(self, match: ScriptMatch, phase: Phase) -> Ask | None:
         """Play the match on to its next ``phase`` request.
 
         Requests of other phases on the way are sent and refereed as usual
@@ -205,6 +195,9 @@ class Session:
             message.update(p.extra)
             await link.send(message)
             p.sent_at = time.monotonic()
+        for p in batch:
+            for tell in p.ask.followups:
+                await link.send(p.match.event(tell))
         while True:
             open_ = [p for p in batch if not p.settled]
             if not open_:
@@ -212,7 +205,7 @@ class Session:
             now = time.monotonic()
             expired = [p for p in open_ if now >= p.sent_at + p.deadline_ms / 1000]
             for p in expired:
-                await self._settle(p, default_action(p.ask.phase, p.ask.legal), timed_out=True)
+                await self._settle(p, p.match.default(p.ask), timed_out=True)
             if expired:
                 continue
             wait = min(p.sent_at + p.deadline_ms / 1000 for p in open_) - now
@@ -252,18 +245,19 @@ class Session:
             return
         action = message.get("action")
         latency = (time.monotonic() - p.sent_at) * 1000
-        legal = "action" in message and is_legal(p.ask, action)
+        verdict = p.match.assess(p.ask, action) if "action" in message else Assessment(
+            legal=False, reason="the answer has no 'action' field")
+        legal = verdict.legal
         mark = message.get(FALLBACK_FIELD)
         fallback = mark if isinstance(mark, dict) else ({"reason": short(mark)} if mark is not None else None)
-        p.answers.append(Answer(action=action, latency_ms=latency, legal=legal, fallback=fallback))
-        if p.reject_first and len(p.answers) == 1:
+        p.answers.append(Answer(action=action, latency_ms=latency, legal=legal, fallback=fallback,
+                              warning=verdict.warning, reason=verdict.reason))
+        if p.reject_first and len(p.answers) == 1 and legal:
             await self.send({"type": "error", "code": "illegal_action", "id": p.id,
                              "match": p.match.match_id, "message": REJECT_MESSAGE})
             return
         if not legal:
-            reason = "the answer has no 'action' field" if "action" not in message else why_illegal(p.ask, action)
             await self.send({"type": "error", "code": "illegal_action", "id": p.id,
-                             "match": p.match.match_id, "message": reason})
+                             "match": p.match.match_id, "message": verdict.reason})
             return
-        applied = canonical(action) if p.ask.phase is Phase.EXCHANGE else action
-        await self._settle(p, applied)
+        await self._settle(p, verdict.applied)
