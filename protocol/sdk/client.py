@@ -237,7 +237,9 @@ class BotClient:
         conn = Connection(reader, writer, self.encoding)
         self._conn = conn
         try:
-            await conn.send(Hello(PROTOCOL_VERSION, self.token, self.name).to_wire())
+            # The server then never seats this connection for one match too many.
+            left = None if self.max_matches is None else max(1, self.max_matches - self.matches_played)
+            await conn.send(Hello(PROTOCOL_VERSION, self.token, self.name, left).to_wire())
             async with asyncio.timeout(self.handshake_timeout_s):
                 welcome = await self._handshake(conn)
             if welcome is None:
