@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import struct
 from enum import StrEnum
 from typing import Any, Iterator
@@ -212,6 +213,23 @@ def _check_value(message: Any, deep: bool = True) -> Message:
 # The types a walk must look into or at: exact types, as the decoders make
 # no subclasses.
 _SUSPECT = frozenset({dict, list, bytes, bytearray, float})
+
+# Integers both encodings can carry (msgpack's range): JSON has no bound.
+_INT_MIN, _INT_MAX = -(1 << 63), (1 << 64) - 1
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
+
+
+def _check_int_range(message: Message) -> None:
+    stack: list[Any] = [message]
+    while stack:
+        value = stack.pop()
+        if type(value) is int and not _INT_MIN <= value <= _INT_MAX:
+            raise MalformedFrameError(f"integer {str(value)[:30]}... is out of range "
+                                      "(-2**63 to 2**64-1, as in msgpack)")
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
 
 
 def _check_unicode(message: Message) -> None:
@@ -399,8 +417,11 @@ class Decoder:
         except Exception as exc:  # UnicodeDecodeError, JSONDecodeError, ValueError (digits), ...
             raise MalformedFrameError(f"line is not one UTF-8 JSON value: {_describe(exc)}") from None
         message = _check_value(value, self.deep_check)
-        if self.deep_check and "\\u" in text:  # only an escape can spell a surrogate
-            _check_unicode(message)
+        if self.deep_check:
+            if "\\u" in text:  # only an escape can spell a surrogate
+                _check_unicode(message)
+            if _LONG_DIGITS.search(text):  # only 19+ digits can leave msgpack's range
+                _check_int_range(message)
         return message
 
 

@@ -52,8 +52,8 @@ class ConnectionCaps:
         """A new connection from ``address``: counted if admitted."""
         if self._open >= self.total:
             return Refusal(ErrorCode.RATE_LIMITED,
-                           f"the server holds its limit of {self.total} connections; "
-                           "connection closed, try again later", retry_after_s=5)
+                           f"the server holds its limit of {self.total} connections; try "
+                           "again later; connection closed", retry_after_s=5)
         if self._by_address[address] >= self.per_address:
             return Refusal(ErrorCode.RATE_LIMITED,
                            f"{address} already holds {self.per_address} connections, the limit "

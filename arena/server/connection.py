@@ -165,6 +165,8 @@ class BotConnection(asyncio.Protocol):
             while not self.closed and (message := self.decoder.next_message()) is not None:
                 self._dispatch(message)
         except FrameError as exc:
+            if self._metrics is not None:
+                self._metrics.frames_refused_total += 1
             self.log.warning("bad_frame", code=str(exc.code), error=exc.message, bot=self.bot)
             self.fail(exc.code, exc.message + "; connection closed")
         except Exception:
@@ -248,19 +250,31 @@ class BotConnection(asyncio.Protocol):
         closes too, or ``linger_s`` has passed."""
         global _lingering
         transport = self.transport
-        self._mark_closed()
         if transport is None or transport.is_closing():
+            self._mark_closed()
             return
         if self._linger_s <= 0 or _lingering >= MAX_LINGERING or not transport.can_write_eof():
             transport.close()
+            self._mark_closed()
             return
         try:
             transport.write_eof()
         except (OSError, RuntimeError, NotImplementedError):
             transport.close()
+            self._mark_closed()
             return
         _lingering += 1
         self._linger_timer = asyncio.get_running_loop().call_later(self._linger_s, transport.abort)
+        self._mark_closed()  # after: the host sees ``lingering`` and may end it early
+
+    @property
+    def lingering(self) -> bool:
+        return self._linger_timer is not None
+
+    def abort(self) -> None:
+        """Drop the socket now (a lingering close cut short at shutdown)."""
+        if self.transport is not None:
+            self.transport.abort()
 
     def _mark_closed(self) -> None:
         if self.closed:
@@ -294,6 +308,8 @@ class BotConnection(asyncio.Protocol):
         return False
 
     def _dispatch(self, message: dict[str, Any]) -> None:
+        if self._metrics is not None:
+            self._metrics.messages_total += 1
         if not self._within_rate():
             self._strikes_left -= 1
             if self._strikes_left <= 0:

@@ -12,6 +12,7 @@ import asyncio
 import random
 import secrets
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +74,7 @@ class ArenaServer:
         self.tables: dict[str, Table] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._connections: set[BotConnection] = set()
+        self._lingering: weakref.WeakSet[BotConnection] = weakref.WeakSet()  # closed, still reading
         self._local_tokens: dict[str, str] = {}  # token hash -> name, for bots we start
         self._caps = ConnectionCaps(total=config.max_connections,
                                     per_address=config.max_connections_per_address,
@@ -135,6 +137,8 @@ class ArenaServer:
             await asyncio.wait(self._tasks, timeout=timeout_s)
         for conn in list(self._connections):
             conn.close(bye=True)
+        for conn in list(self._lingering):
+            conn.abort()
         if self._http_runner is not None:
             await self._http_runner.cleanup()
         await self.writer.close()
@@ -231,6 +235,8 @@ class ArenaServer:
 
     def connection_closed(self, conn: BotConnection) -> None:
         self._connections.discard(conn)
+        if conn.lingering:
+            self._lingering.add(conn)
         if conn.admitted:
             conn.admitted = False
             self._caps.release(conn.counted_address, conn.counted_token)

@@ -226,3 +226,12 @@ async def test_a_hello_at_the_frame_limit_with_nesting_within_the_limit_is_read(
     await bot.send(padded({**HELLO, "extra": nested(30)}, 60_000, JSONL))
     assert (await bot.recv())["type"] == "welcome"
     await bot.close()
+
+
+async def test_an_integer_outside_msgpacks_range_is_malformed(make_server):
+    """JSON has no integer bound; the reply (which names the id) must still encode."""
+    server = await make_server()
+    bot = await joined(server.port, "bigint", JSONL)
+    await bot.send_raw(b'{"type":"action","match":"m","id":' + b"9" * 30 + b',"action":"x"}\n')
+    got = await bot.closed_after(timeout=3)
+    assert got and got[-1]["code"] == "malformed" and "range" in got[-1]["message"], got

@@ -230,3 +230,23 @@ async def test_every_error_the_server_sends_is_counted(make_server):
     assert counted.get("frame_too_large") == 1
     assert counted.get("expected_hello") == 1
     assert counted.get("rate_limited") == 2  # one refused message, then the closing strike
+
+
+def test_the_limits_table_shows_the_servers_defaults():
+    """Each limit named on the page with its setting shows that setting's default."""
+    from pathlib import Path
+    import re
+
+    from arena.server.config import ServerConfig
+
+    page = (Path(__file__).resolve().parents[2] / "protocol" / "README.md").read_text()
+    section = page.split("### Limits", 1)[1].split("\n### ", 1)[0]
+    rows = re.findall(r"^\| [^|]+ \| ([^|]+?) \[`([a-z_]+)`\] \|", section, flags=re.M)
+    assert len(rows) >= 10
+    defaults = ServerConfig()
+    for shown, setting in rows:
+        value = getattr(defaults, setting)
+        number = float(re.sub(r"[^0-9.]", "", shown.split()[0]))
+        if shown.split()[-1] == "MiB":
+            number *= 1 << 20
+        assert number == value, f"{setting}: page says {shown}, default is {value}"
