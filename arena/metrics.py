@@ -29,6 +29,8 @@ _HELP: dict[str, tuple[str, str]] = {
     "decisions_total": ("counter", "Decisions answered or defaulted."),
     "timeouts_total": ("counter", "Decisions defaulted at their deadline."),
     "illegal_total": ("counter", "Illegal answers received from bots."),
+    "messages_total": ("counter", "Messages decoded from bots' frames and lines."),
+    "frames_refused_total": ("counter", "Bot frames or lines refused undecoded (the connection closed)."),
     "matches_finished_total": ("counter", "Matches finished with a result."),
     "matches_aborted_total": ("counter", "Matches aborted without a result."),
 }
@@ -54,6 +56,8 @@ class Metrics:
         self.decisions_total = 0
         self.timeouts_total = 0
         self.illegal_total = 0
+        self.messages_total = 0
+        self.frames_refused_total = 0
         self.matches_finished_total = 0
         self.matches_aborted_total = 0
         self.errors_total: dict[str, int] = {}
@@ -111,6 +115,8 @@ class Metrics:
             "decisions_per_second": round(self.decisions_per_second(), 3),
             "timeouts_total": self.timeouts_total,
             "illegal_total": self.illegal_total,
+            "messages_total": self.messages_total,
+            "frames_refused_total": self.frames_refused_total,
             "errors_total": dict(sorted(self.errors_total.items())),
             "matches_finished_total": self.matches_finished_total,
             "matches_aborted_total": self.matches_aborted_total,

@@ -108,7 +108,8 @@ async def measure(tables: int, matches: int, db: str) -> tuple[float, int, float
     """(decisions per second, decisions, storage thread CPU seconds)."""
     store = SqliteStore(db)
     config = ServerConfig(port=0, http_port=None, db=db, open=True, house_wait_s=None,
-                          decision_ms=30_000, bank_ms=0, max_connections=tables * 5 + 10)
+                          decision_ms=30_000, bank_ms=0, max_connections=tables * 5 + 10,
+                          max_connections_per_address=tables * 5 + 10)
     server = ArenaServer(config, store)
     await server.start()
     loop = asyncio.get_running_loop()

@@ -118,7 +118,8 @@ async def measure_arena(matches: int, db: str,
     the CPU figure includes the storage thread."""
     store = SqliteStore(db)
     config = ServerConfig(port=0, http_port=None, db=db, open=True, house_wait_s=None,
-                          decision_ms=30_000, bank_ms=0, max_connections=tables * 5 + 10)
+                          decision_ms=30_000, bank_ms=0, max_connections=tables * 5 + 10,
+                          max_connections_per_address=tables * 5 + 10)
     server = ArenaServer(config, store)
     await server.start()
     assert server.port is not None

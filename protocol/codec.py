@@ -15,7 +15,15 @@ Two encodings (protocol §1):
 * ``jsonl``: one JSON object per ``\\n``-terminated UTF-8 line. Chosen for the
   whole connection when the client's first byte is ``{`` (a msgpack frame
   always starts with a zero byte for any allowed length, so the two never
-  collide).
+  collide). Any other first byte is neither: the server decoder refuses it
+  at once with a message naming both encodings (a person typing ``hello``
+  or a browser sending ``GET /`` learns what the port speaks), and answers
+  in JSON Lines, the readable one.
+
+Values are only maps, arrays, strings, integers, booleans and null (protocol
+§1), nested at most :data:`MAX_NESTING` levels (the message itself is level
+1): deeper values would reach handlers that recurse, so they are refused
+here, in both encodings, before anything else sees them.
 
 Limits are checked before anything big is buffered: a msgpack length prefix
 over the limit is refused as soon as its 4 bytes are in, and a JSON line is
@@ -30,6 +38,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import struct
 from enum import StrEnum
 from typing import Any, Iterator
@@ -37,9 +46,14 @@ from typing import Any, Iterator
 import msgpack
 
 from protocol.errors import FrameError, FrameTooLargeError, MalformedFrameError
-from protocol.messages import MAX_BOT_FRAME, MAX_SERVER_FRAME
+from protocol.messages import MAX_BOT_FRAME, MAX_NESTING, MAX_SERVER_FRAME
 
 Message = dict[str, Any]
+
+# What a bot is told when its first byte starts neither encoding.
+NOT_PROTOCOL = ("this port speaks 4-byte-length-prefixed msgpack frames (first byte 0x00) or "
+                "JSON Lines (first byte '{'); see the protocol page (protocol/README.md, "
+                "or /protocol on the arena's web server)")
 
 _PREFIX = struct.Struct(">I")
 
@@ -154,8 +168,10 @@ def _reject_ext(code: int, data: bytes) -> Any:
 
 
 def _check_value(message: Any, deep: bool = True) -> Message:
-    """A decoded frame must be a map with string keys, all the way down, and
-    hold only protocol values (no msgpack bin: it has no JSON equivalent).
+    """A decoded frame must be a map with string keys, all the way down,
+    nested at most ``MAX_NESTING`` deep, and hold only protocol values (no
+    msgpack bin: it has no JSON equivalent; no floats: the protocol has
+    none).
 
     ``deep=False`` checks the top level only: a client trusts the server's
     nested values and skips the walk over large states.
@@ -165,33 +181,74 @@ def _check_value(message: Any, deep: bool = True) -> Message:
     if not deep:
         for key in message:
             if not isinstance(key, str):
-                raise MalformedFrameError(f"map keys must be strings, got key {key!r}")
+                raise MalformedFrameError(f"map keys must be strings, got key {key!r:.60}")
         return message
     # Iterative walk: a deeply nested value must not hit the recursion limit.
     # Only values that can be wrong or hold more are pushed: a bot's action
     # is a handful of strings and ints, checked without a walk.
-    stack: list[Any] = [message if type(message) is dict else dict(message)]
+    stack: list[tuple[Any, int]] = [(message, 1)]
     while stack:
-        value = stack.pop()
+        value, depth = stack.pop()
         kind = type(value)
-        if kind is dict:
-            for key, item in value.items():
-                if type(key) is not str and not isinstance(key, str):
-                    raise MalformedFrameError(f"map keys must be strings, got key {key!r}")
-                if type(item) in _SUSPECT:
-                    stack.append(item)
-        elif kind is list:
-            stack.extend([item for item in value if type(item) in _SUSPECT])
+        if kind is dict or kind is list:
+            if depth > MAX_NESTING:
+                raise MalformedFrameError(f"values nested too deep: more than {MAX_NESTING} levels "
+                                          "of maps and arrays")
+            if kind is dict:
+                for key, item in value.items():
+                    if type(key) is not str:
+                        raise MalformedFrameError(f"map keys must be strings, got key {key!r:.60}")
+                    if type(item) in _SUSPECT:
+                        stack.append((item, depth + 1))
+            else:
+                stack.extend([(item, depth + 1) for item in value if type(item) in _SUSPECT])
         elif kind is bytes or kind is bytearray:
             raise MalformedFrameError("binary values are not allowed; send strings")
-        elif kind is float and not math.isfinite(value):
-            raise MalformedFrameError("NaN and infinities are not allowed")
+        elif kind is float:
+            what = "a float" if math.isfinite(value) else "NaN or an infinity"
+            raise MalformedFrameError(f"{what} is not a protocol value (integers only), got {value!r}")
     return message
 
 
 # The types a walk must look into or at: exact types, as the decoders make
 # no subclasses.
 _SUSPECT = frozenset({dict, list, bytes, bytearray, float})
+
+# Integers both encodings can carry (msgpack's range): JSON has no bound.
+_INT_MIN, _INT_MAX = -(1 << 63), (1 << 64) - 1
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
+
+
+def _check_int_range(message: Message) -> None:
+    stack: list[Any] = [message]
+    while stack:
+        value = stack.pop()
+        if type(value) is int and not _INT_MIN <= value <= _INT_MAX:
+            raise MalformedFrameError(f"integer {str(value)[:30]}... is out of range "
+                                      "(-2**63 to 2**64-1, as in msgpack)")
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+
+
+def _check_unicode(message: Message) -> None:
+    """JSON may spell a lone surrogate (``"\\ud800"``), which is no Unicode
+    text: refuse it here rather than fail when the text is sent back."""
+    stack: list[Any] = [message]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise MalformedFrameError("a string holds a lone surrogate (\\ud800-\\udfff); "
+                                          "strings must be valid Unicode") from None
+        elif isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
 
 
 def _kind(value: Any) -> str:
@@ -221,6 +278,9 @@ class Decoder:
         self._buffer = bytearray()
         self._scanned = 0  # JSONL: bytes of _buffer already known to hold no newline
         self._error: FrameError | None = None
+        # A bot frame's length prefix always starts with 0x00 (N <= 64 KiB):
+        # any other first byte is no protocol at all (server side only).
+        self.detect_strictly = encoding is None and max_frame < 1 << 24
 
     @classmethod
     def for_server(cls) -> "Decoder":
@@ -241,7 +301,18 @@ class Decoder:
         if self._error is not None:
             raise self._error
         if self.encoding is None and data:
-            self.encoding = Encoding.JSONL if data[:1] == b"{" else Encoding.MSGPACK
+            first = data[:1]
+            if first == b"{":
+                self.encoding = Encoding.JSONL
+            elif first == b"\x00" or not self.detect_strictly:
+                self.encoding = Encoding.MSGPACK
+            else:
+                # Reply in the readable encoding: whoever sent this is
+                # likelier a person or a wrong client than a msgpack bot.
+                self.encoding = Encoding.JSONL
+                exc = MalformedFrameError(f"{NOT_PROTOCOL}; got {bytes(data[:16])!r}")
+                self._fail(exc)
+                raise exc
         self._buffer += data
         # Refuse an overlong line now rather than buffer it until its "\n".
         if self.encoding == Encoding.JSONL:
@@ -308,6 +379,9 @@ class Decoder:
                 ext_hook=_reject_ext,
                 strict_map_key=False,  # we report non-string keys ourselves
             )
+        except (msgpack.StackError, RecursionError):
+            raise MalformedFrameError(f"values nested too deep: more than {MAX_NESTING} levels "
+                                      "of maps and arrays") from None
         except Exception as exc:  # msgpack raises many kinds; all mean "bad bytes"
             raise MalformedFrameError(f"frame does not hold exactly one msgpack value: {_describe(exc)}") from None
         return _check_value(value, self.deep_check)
@@ -337,9 +411,18 @@ class Decoder:
         try:
             text = line.decode("utf-8")
             value = json.loads(text, parse_constant=_reject_constant)
-        except Exception as exc:  # UnicodeDecodeError, JSONDecodeError, RecursionError, ...
+        except RecursionError:
+            raise MalformedFrameError(f"values nested too deep: more than {MAX_NESTING} levels "
+                                      "of maps and arrays") from None
+        except Exception as exc:  # UnicodeDecodeError, JSONDecodeError, ValueError (digits), ...
             raise MalformedFrameError(f"line is not one UTF-8 JSON value: {_describe(exc)}") from None
-        return _check_value(value, self.deep_check)
+        message = _check_value(value, self.deep_check)
+        if self.deep_check:
+            if "\\u" in text:  # only an escape can spell a surrogate
+                _check_unicode(message)
+            if _LONG_DIGITS.search(text):  # only 19+ digits can leave msgpack's range
+                _check_int_range(message)
+        return message
 
 
 def _describe(exc: BaseException) -> str:

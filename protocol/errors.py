@@ -49,15 +49,21 @@ class ErrorCode(StrEnum):
 ERROR_EXPLANATIONS: dict[ErrorCode, str] = {
     ErrorCode.HELLO_TIMEOUT: "no complete hello within 5 s of connecting; the connection is closed",
     ErrorCode.EXPECTED_HELLO: "the first message was not a hello; the connection is closed",
-    ErrorCode.AUTH_FAILED: "the token is unknown or revoked; the connection is closed",
+    ErrorCode.AUTH_FAILED: ("the token is unknown or revoked, or (open mode) the name belongs to "
+                            "another token; the connection is closed"),
     ErrorCode.UNSUPPORTED_PROTOCOL: "the hello asked for a protocol version the server does not speak",
     ErrorCode.FRAME_TOO_LARGE: "a frame or line was over the size limit; the connection is closed",
-    ErrorCode.MALFORMED: "bytes that do not decode to a map with string keys; the connection is closed",
+    ErrorCode.MALFORMED: ("bytes or a message the protocol does not allow (undecodable, not a map, "
+                          "a non-string key, a float, nested over 32 levels, a missing or "
+                          "wrongly typed field); the connection is closed"),
     ErrorCode.UNKNOWN_TYPE: "a message with a type the server does not know; it was ignored",
     ErrorCode.ILLEGAL_ACTION: "the answer is not in the request's legal list; answer again before the deadline",
     ErrorCode.UNKNOWN_REQUEST: "the answer names a request id never issued to this seat; it was ignored",
     ErrorCode.LATE: "the request was already settled (answered or defaulted); the answer was ignored",
-    ErrorCode.RATE_LIMITED: "too many messages too fast; slow down",
+    ErrorCode.RATE_LIMITED: ("over a limit: a refused message is ignored and the connection stays "
+                             "open; over a limit on connections, failed hellos, idle time or "
+                             "unread output, the connection is closed (retry_after_s says when "
+                             "to try again)"),
 }
 
 _CLOSING_CODES = frozenset(

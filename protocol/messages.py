@@ -23,6 +23,7 @@ from protocol.errors import ErrorCode, UnknownTypeError, ValidationError
 PROTOCOL_VERSION = 1
 MAX_BOT_FRAME = 65_536
 MAX_SERVER_FRAME = 1 << 20
+MAX_NESTING = 32  # levels of maps and arrays in a bot's message, the message included
 HELLO_TIMEOUT_S = 5.0
 
 Wire = dict[str, Any]
@@ -108,13 +109,16 @@ class _Fields:
 @dataclass(frozen=True, slots=True)
 class Hello:
     """Bot → server, first message: ``protocol``, ``token``, optional ``name``
-    and ``game`` (the game the bot wants to play; absent: the server's first)."""
+    and ``game`` (the game the bot wants to play; absent: the server's first),
+    ``max_matches`` (leave after that many matches: the server sends ``bye``
+    after the last one's ``match_end`` instead of seating it again)."""
 
     type: ClassVar[str] = "hello"
     protocol: int
     token: str
     name: str | None = None
     game: str | None = None
+    max_matches: int | None = None
 
     def to_wire(self) -> Wire:
         wire: Wire = {"type": "hello", "protocol": self.protocol, "token": self.token}
@@ -122,17 +126,17 @@ class Hello:
             wire["name"] = self.name
         if self.game is not None:
             wire["game"] = self.game
+        if self.max_matches is not None:
+            wire["max_matches"] = self.max_matches
         return wire
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> "Hello":
         f = _Fields(data, "hello")
-        return cls(
-            protocol=f.integer("protocol"),
-            token=f.string("token"),
-            name=f.string("name", optional=True),
-            game=f.string("game", optional=True),
-        )
+        return cls(protocol=f.integer("protocol"), token=f.string("token"),
+                   name=f.string("name", optional=True),
+                   game=f.string("game", optional=True),
+                   max_matches=f.integer("max_matches", minimum=1, optional=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,6 +388,7 @@ def parse_server_message(data: Mapping[str, Any]) -> ServerMessage:
 __all__ = [
     "HELLO_TIMEOUT_S",
     "MAX_BOT_FRAME",
+    "MAX_NESTING",
     "MAX_SERVER_FRAME",
     "PROTOCOL_VERSION",
     "Action",

@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import metadata
+
+
+def _software() -> str:
+    """What ``welcome.server`` says: this package and its version."""
+    try:
+        return f"muushig-arena/{metadata.version('muushig-arena')}"
+    except metadata.PackageNotFoundError:  # run from a source tree without installing
+        return "muushig-arena/0.1.0"
 
 
 @dataclass(frozen=True)
@@ -22,9 +31,23 @@ class ServerConfig:
     house_wait_s: float | None = 10.0
     house_bot: str | None = None  # None: the game's default house bot
     # Faults.
-    hello_timeout_s: float = 5.0
+    hello_timeout_s: float = 5.0  # the whole hello, however it is trickled in
     timeouts_before_autopilot: int = 3
+    # Connection limits (protocol page, "Limits"). Every refusal is an
+    # ``error`` with the reason, then a close. The arena's own local bots
+    # (all from 127.0.0.1) stop counting against their address once their
+    # hello shows their local token, so local tournaments never hit it.
     max_connections: int = 2000
+    max_connections_per_address: int = 64
+    max_connections_per_token: int = 8
+    listen_backlog: int = 1024  # connects queued before the server accepts them
+    # A connection that said hello but is neither seated nor waiting for a
+    # seat anyone may give it is closed after this long.
+    idle_timeout_s: float = 60.0
+    # Failed hellos (bad token, name conflict) per address per minute; past
+    # it, hellos from there are refused (with retry_after_s) unchecked.
+    auth_failures_per_minute: int = 10
+    close_linger_s: float = 2.0  # reading on after a closing error, so it is not reset away
     max_write_buffer: int = 4 << 20  # a reader this far behind is dropped
     # Messages a connection may send unasked, with this much burst; every
     # request sent to it credits the bucket, so answers never run it dry.
@@ -34,4 +57,4 @@ class ServerConfig:
     admin_token: str | None = None
     # Play tournaments created over HTTP (remote entrants) on this server.
     run_tournaments: bool = False
-    server_name: str = "muushig-arena/0.1"
+    server_name: str = _software()

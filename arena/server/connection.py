@@ -1,11 +1,18 @@
 """One bot connection: bytes → frames → messages, and the handshake.
 
 This is the thin asyncio adapter around the sans-IO codec. It knows nothing
-about tables or games: after a successful ``hello`` it hands every ``action``
-to its :class:`ConnectionHost` (the server), and tells it when the
-connection is gone. Everything that can grow is bounded here: frame size
-(by the decoder), messages per second (a token bucket), and the outgoing
-buffer (a reader that falls too far behind is dropped).
+about tables or games: it asks its :class:`ConnectionHost` (the server)
+whether it may stay once its peer is known, who its ``hello`` speaks for,
+hands it every ``action``, and tells it when the connection is gone.
+Everything that can grow is bounded here: frame size and nesting (by the
+decoder), messages per second (a token bucket), and the outgoing buffer (a
+reader that falls too far behind is dropped).
+
+Every close the server decides on is preceded by an ``error`` saying why
+(or ``bye``), and is a *lingering* close: the server half-closes after the
+error and keeps reading (and discarding) for a moment, because closing a
+socket with unread input resets it, and a reset can destroy the error
+before the bot reads it.
 """
 
 from __future__ import annotations
@@ -14,21 +21,38 @@ import asyncio
 import itertools
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import structlog
 
+from arena.server.admission import Refusal
 from protocol.codec import Decoder, Encoding, encode
 from protocol.errors import ErrorCode, FrameError, ProtocolError, UnknownTypeError
 from protocol.messages import PROTOCOL_VERSION, Action, Bye, Hello, parse_bot_message
+
+if TYPE_CHECKING:
+    from arena.metrics import Metrics
 
 log = structlog.get_logger("arena.connection")
 
 _ids = itertools.count(1)
 
+# Connections lingering after a closing error, over all connections: past
+# this many (a crowd being refused), close at once rather than hold sockets.
+MAX_LINGERING = 1024
+_lingering = 0
+
 
 class AuthError(Exception):
     """The hello's token is not accepted (answered with ``auth_failed``)."""
+
+
+class HelloRefused(Exception):
+    """The hello may not be served now (a limit); carries the error to send."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.message)
+        self.refusal = refusal
 
 
 @dataclass(frozen=True)
@@ -40,7 +64,9 @@ class Identity:
 
 
 class ConnectionHost(Protocol):
-    def authenticate(self, hello: Hello) -> Identity: ...
+    def connection_opened(self, conn: "BotConnection") -> Refusal | None: ...
+
+    def authenticate(self, hello: Hello, conn: "BotConnection") -> Identity: ...
 
     def connection_ready(self, conn: "BotConnection") -> None: ...
 
@@ -51,7 +77,8 @@ class ConnectionHost(Protocol):
 
 class BotConnection(asyncio.Protocol):
     def __init__(self, host: ConnectionHost, *, hello_timeout_s: float, max_write_buffer: int,
-                 rate_per_s: float, rate_burst: int, rate_strikes: int, server_name: str) -> None:
+                 rate_per_s: float, rate_burst: int, rate_strikes: int, server_name: str,
+                 linger_s: float = 2.0, metrics: "Metrics | None" = None) -> None:
         self.id = next(_ids)
         self.host = host
         self.identity: Identity | None = None
@@ -59,8 +86,20 @@ class BotConnection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.closed = False
         self.closed_event = asyncio.Event()
-        self.seated: Any = None  # the table this connection plays at, if any
+        self._seated: Any = None
         self.peer = "?"
+        self.address = "?"  # the peer's host, what per-address limits count
+        # What the host's connection caps count for this connection.
+        self.admitted = False
+        self.counted_address: str | None = None
+        self.counted_token: str | None = None
+        self.max_matches: int | None = None  # from hello: leave after this many
+        self.matches_seated = 0
+        self.idle_since: float | None = None  # set by the host while nobody wants it
+        self._linger_s = linger_s
+        self._linger_timer: asyncio.TimerHandle | None = None
+        self._metrics = metrics
+        self._dropping = False
         self._hello_timeout_s = hello_timeout_s
         self._hello_timer: asyncio.TimerHandle | None = None
         self._max_write_buffer = max_write_buffer
@@ -71,6 +110,24 @@ class BotConnection(asyncio.Protocol):
         self._strikes_left = rate_strikes
         self._server_name = server_name
         self.log = log.bind(conn=self.id)
+
+    # -- seat -------------------------------------------------------------------
+    @property
+    def seated(self) -> Any:
+        """The table this connection plays at, if any."""
+        return self._seated
+
+    @seated.setter
+    def seated(self, table: Any) -> None:
+        # Counted where a table takes the connection, whoever seats it
+        # (matchmaking, a claim, a reconnect), for hello.max_matches.
+        if table is not None and table is not self._seated:
+            self.matches_seated += 1
+        self._seated = table
+
+    @property
+    def matches_used_up(self) -> bool:
+        return self.max_matches is not None and self.matches_seated >= self.max_matches
 
     # -- identity -------------------------------------------------------------
     @property
@@ -88,22 +145,43 @@ class BotConnection(asyncio.Protocol):
         self.transport = cast(asyncio.Transport, transport)
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        self.address = str(peer[0]) if isinstance(peer, tuple) else str(peer)
         self.log = self.log.bind(peer=self.peer)
+        # Admission runs here, not in the protocol factory: only now is there
+        # a peer to count and a transport to say "no" on.
+        refusal = self.host.connection_opened(self)
+        if refusal is not None:
+            self.log.info("connection_refused", reason=refusal.message)
+            self.refuse(refusal)
+            return
         loop = asyncio.get_running_loop()
         self._hello_timer = loop.call_later(self._hello_timeout_s, self._hello_timed_out)
 
     def data_received(self, data: bytes) -> None:
         if self.closed:
-            return
+            return  # lingering after a closing error: read and drop
         try:
             self.decoder.receive_data(data)
             while not self.closed and (message := self.decoder.next_message()) is not None:
                 self._dispatch(message)
         except FrameError as exc:
+            if self._metrics is not None:
+                self._metrics.frames_refused_total += 1
             self.log.warning("bad_frame", code=str(exc.code), error=exc.message, bot=self.bot)
-            self.fail(exc.code, exc.message)
+            self.fail(exc.code, exc.message + "; connection closed")
+        except Exception:
+            # A bug of ours must not cost the bot its reason, nor the server
+            # more than this connection.
+            self.log.exception("message_handler_failed", bot=self.bot)
+            self.fail(ErrorCode.MALFORMED, "the server could not handle this message (an "
+                      "internal error, logged); connection closed")
 
     def connection_lost(self, exc: Exception | None) -> None:
+        global _lingering
+        if self._linger_timer is not None:
+            self._linger_timer.cancel()
+            self._linger_timer = None
+            _lingering -= 1
         self._mark_closed()
 
     # -- sending ----------------------------------------------------------------
@@ -115,11 +193,15 @@ class BotConnection(asyncio.Protocol):
         if self.closed or transport is None:
             return
         transport.write(data)
-        if transport.get_write_buffer_size() > self._max_write_buffer:
+        if transport.get_write_buffer_size() > self._max_write_buffer and not self._dropping:
+            self._dropping = True  # the error below goes out through here too
             self.log.warning("slow_reader_dropped", bot=self.bot,
                              buffered=transport.get_write_buffer_size())
-            transport.abort()
-            self._mark_closed()
+            # Queued behind what it has not read: it gets the reason if it
+            # reads within the linger time, else the socket is reset.
+            self.fail(ErrorCode.RATE_LIMITED,
+                      f"more than {self._max_write_buffer} bytes sent to this connection are "
+                      "unread; it reads too slowly to play; connection closed")
 
     def send_error(self, code: ErrorCode, message: str, request_id: int | None = None) -> None:
         wire: dict[str, Any] = {"type": "error", "code": str(code), "message": message}
@@ -127,10 +209,24 @@ class BotConnection(asyncio.Protocol):
             wire["id"] = request_id
         self.send(wire)
 
-    def fail(self, code: ErrorCode, message: str) -> None:
+    def fail(self, code: ErrorCode, message: str, **fields: Any) -> None:
         """Send a closing error and close this connection (only this one)."""
-        self.send_error(code, message)
-        self.close()
+        if self.closed:
+            return
+        self._send_own_error(code, message, **fields)
+        self._linger_close()
+
+    def refuse(self, refusal: Refusal) -> None:
+        fields = {} if refusal.retry_after_s is None else {"retry_after_s": refusal.retry_after_s}
+        self.fail(refusal.code, refusal.message, **fields)
+
+    def leave(self) -> None:
+        """Say ``bye`` and close: the server is done with this bot (its
+        ``max_matches`` are played)."""
+        if self.closed:
+            return
+        self.send({"type": "bye"})
+        self._linger_close()
 
     def close(self, *, bye: bool = False) -> None:
         if self.closed:
@@ -142,6 +238,44 @@ class BotConnection(asyncio.Protocol):
         self._mark_closed()
 
     # -- internals ----------------------------------------------------------------
+    def _send_own_error(self, code: ErrorCode, message: str, **fields: Any) -> None:
+        """An error this connection decides on, counted like every error."""
+        if self._metrics is not None:
+            self._metrics.error(code.value)
+        wire: dict[str, Any] = {"type": "error", "code": str(code), "message": message, **fields}
+        self.send(wire)
+
+    def _linger_close(self) -> None:
+        """Half-close after what was sent; read and drop until the peer
+        closes too, or ``linger_s`` has passed."""
+        global _lingering
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            self._mark_closed()
+            return
+        if self._linger_s <= 0 or _lingering >= MAX_LINGERING or not transport.can_write_eof():
+            transport.close()
+            self._mark_closed()
+            return
+        try:
+            transport.write_eof()
+        except (OSError, RuntimeError, NotImplementedError):
+            transport.close()
+            self._mark_closed()
+            return
+        _lingering += 1
+        self._linger_timer = asyncio.get_running_loop().call_later(self._linger_s, transport.abort)
+        self._mark_closed()  # after: the host sees ``lingering`` and may end it early
+
+    @property
+    def lingering(self) -> bool:
+        return self._linger_timer is not None
+
+    def abort(self) -> None:
+        """Drop the socket now (a lingering close cut short at shutdown)."""
+        if self.transport is not None:
+            self.transport.abort()
+
     def _mark_closed(self) -> None:
         if self.closed:
             return
@@ -155,7 +289,8 @@ class BotConnection(asyncio.Protocol):
         if self.identity is None and not self.closed:
             self.log.info("hello_timeout")
             self.fail(ErrorCode.HELLO_TIMEOUT,
-                      f"no complete hello within {self._hello_timeout_s:g} s of connecting")
+                      f"no complete hello within {self._hello_timeout_s:g} s of connecting; "
+                      "connection closed")
 
     def grant(self, messages: int = 2) -> None:
         """Credit the bucket for a request sent: answering the server never
@@ -173,14 +308,18 @@ class BotConnection(asyncio.Protocol):
         return False
 
     def _dispatch(self, message: dict[str, Any]) -> None:
+        if self._metrics is not None:
+            self._metrics.messages_total += 1
         if not self._within_rate():
             self._strikes_left -= 1
             if self._strikes_left <= 0:
                 self.log.warning("flood_closed", bot=self.bot)
-                self.fail(ErrorCode.RATE_LIMITED, "too many messages too fast; connection closed")
+                self.fail(ErrorCode.RATE_LIMITED,
+                          f"too many messages too fast (over {self._rate:g} per second after a "
+                          f"burst of {self._burst:g}); connection closed")
             else:
-                self.send_error(ErrorCode.RATE_LIMITED,
-                                f"over {self._rate:g} messages per second; message ignored")
+                self._send_own_error(ErrorCode.RATE_LIMITED,
+                                     f"over {self._rate:g} messages per second; message ignored")
             return
         if self.identity is None:
             self._handshake(message)
@@ -188,11 +327,12 @@ class BotConnection(asyncio.Protocol):
         try:
             parsed = parse_bot_message(message)
         except UnknownTypeError as exc:
-            self.send_error(ErrorCode.UNKNOWN_TYPE, exc.message)
+            self._send_own_error(ErrorCode.UNKNOWN_TYPE, exc.message + "; message ignored")
             return
         except ProtocolError as exc:
-            # A well-framed map with a bad field: say so, keep the connection.
-            self.send_error(exc.code, exc.message + " (message ignored)")
+            # One rule (protocol page, "Bad input"): malformed always closes.
+            self.log.info("malformed_message", error=exc.message)
+            self.fail(exc.code, exc.message + "; connection closed")
             return
         if isinstance(parsed, Action):
             self.host.action_received(self, parsed)
@@ -200,28 +340,37 @@ class BotConnection(asyncio.Protocol):
             self.log.info("bye", bot=self.bot)
             self.close()
         elif isinstance(parsed, Hello):
-            self.send_error(ErrorCode.UNKNOWN_TYPE, "hello was already accepted on this connection")
+            self._send_own_error(ErrorCode.UNKNOWN_TYPE,
+                                 "hello was already accepted on this connection; message ignored")
 
     def _handshake(self, message: dict[str, Any]) -> None:
         if message.get("type") != "hello":
             self.fail(ErrorCode.EXPECTED_HELLO,
-                      f"the first message must be a hello, got type {message.get('type')!r}")
+                      f"the first message must be a hello, got type {message.get('type')!r:.40}; "
+                      "connection closed")
             return
         try:
             hello = Hello.from_wire(message)
         except ProtocolError as exc:
-            self.fail(ErrorCode.MALFORMED, exc.message)
+            self.fail(ErrorCode.MALFORMED, exc.message + "; connection closed")
             return
         if hello.protocol != PROTOCOL_VERSION:
             self.fail(ErrorCode.UNSUPPORTED_PROTOCOL,
-                      f"protocol {hello.protocol} is not supported; this server speaks {PROTOCOL_VERSION}")
+                      f"protocol {hello.protocol} is not supported; this server speaks "
+                      f"{PROTOCOL_VERSION}; connection closed")
             return
         try:
-            self.identity = self.host.authenticate(hello)
+            identity = self.host.authenticate(hello, self)
         except AuthError as exc:
             self.log.info("auth_failed", reason=str(exc))
-            self.fail(ErrorCode.AUTH_FAILED, str(exc))
+            self.fail(ErrorCode.AUTH_FAILED, f"{exc}; connection closed")
             return
+        except HelloRefused as exc:
+            self.log.info("hello_refused", reason=exc.refusal.message)
+            self.refuse(exc.refusal)
+            return
+        self.identity = identity
+        self.max_matches = hello.max_matches
         if self._hello_timer is not None:
             self._hello_timer.cancel()
         self.log = self.log.bind(bot=self.identity.bot)

@@ -9,11 +9,17 @@ Two ways out of the lobby:
 * claiming (``arena match``, tournaments): a caller waits for an idle
   connection of one named bot. Bots that a tournament reserves are never
   taken by matchmaking.
+
+A connection in the lobby is *waiting* while one of these ways may still
+seat it: its bot is reserved or being claimed, or matchmaking may pick it.
+Any other lobby connection waits for nothing; the server closes it after
+its idle limit (``waiting_ids`` tells which are waiting).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import time
 from typing import TYPE_CHECKING, Callable
 
@@ -41,6 +47,7 @@ class Lobby:
         self._changed = asyncio.Condition()
         self._house_timer: asyncio.TimerHandle | None = None
         self.reserved: set[str] = set()
+        self._claims: collections.Counter[str] = collections.Counter()  # bot -> waiting claims
 
     def __len__(self) -> int:
         return len(self._idle)
@@ -60,8 +67,23 @@ class Lobby:
         self._idle.pop(conn.id, None)
         self._since.pop(conn.id, None)
 
+    def waiting_ids(self) -> set[int]:
+        """Ids of the lobby's connections that some way out may still seat."""
+        matchmade = {c.id for c in self._candidates()} if self.matchmaking else set()
+        return {conn.id for conn in self._idle.values()
+                if conn.id in matchmade or conn.bot in self.reserved or conn.bot in self._claims}
+
     async def claim(self, bot: str, timeout_s: float) -> "BotConnection":
         """Take an idle connection of ``bot`` out of the lobby."""
+        self._claims[bot] += 1  # meanwhile its waiting connections are not idle
+        try:
+            return await self._claim(bot, timeout_s)
+        finally:
+            self._claims[bot] -= 1
+            if self._claims[bot] <= 0:
+                del self._claims[bot]
+
+    async def _claim(self, bot: str, timeout_s: float) -> "BotConnection":
         deadline = time.monotonic() + timeout_s
         async with self._changed:
             while True:

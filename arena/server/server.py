@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import re
 import secrets
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,8 +24,10 @@ from arena.auth import hash_token
 from arena.games import get_game
 from arena.games.base import GameSpec
 from arena.metrics import Metrics
+from arena.server.admission import ConnectionCaps, FailureWindow, Refusal
 from arena.server.config import ServerConfig
-from arena.server.connection import AuthError, BotConnection, Identity
+from arena.server.connection import AuthError, BotConnection, HelloRefused, Identity
+from arena.server.identity import IdentityError, OpenNames
 from arena.server.lobby import ClaimTimeoutError, Lobby
 from arena.server.seats import AutopilotReason, Seat, SeatKind
 from arena.server.table import Limits, Table
@@ -38,8 +40,6 @@ from protocol.errors import ErrorCode
 from protocol.messages import Action, Hello
 
 log = structlog.get_logger("arena.server")
-
-_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 
 
 def new_match_id() -> str:
@@ -86,7 +86,13 @@ class ArenaServer:
         self.tables: dict[str, Table] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._connections: set[BotConnection] = set()
+        self._lingering: weakref.WeakSet[BotConnection] = weakref.WeakSet()  # closed, still reading
         self._local_tokens: dict[str, str] = {}  # token hash -> name, for bots we start
+        self._caps = ConnectionCaps(total=config.max_connections,
+                                    per_address=config.max_connections_per_address,
+                                    per_token=config.max_connections_per_token)
+        self._auth_failures = FailureWindow(limit=config.auth_failures_per_minute, window_s=60.0)
+        self._open_names = OpenNames()
         self._tcp: asyncio.base_events.Server | None = None
         self._unix: list[asyncio.base_events.Server] = []
         self._http_runner: web.AppRunner | None = None
@@ -108,8 +114,9 @@ class ArenaServer:
         loop = asyncio.get_running_loop()
         cfg = self.config
         self._tcp = await loop.create_server(self._new_connection, cfg.host, cfg.port,
-                                             reuse_address=True)
+                                             reuse_address=True, backlog=cfg.listen_backlog)
         self.port = self._tcp.sockets[0].getsockname()[1]
+        self._launch_task(self._close_idle_connections())
         if cfg.http_port is not None:
             from arena.web.app import make_app
 
@@ -153,6 +160,8 @@ class ArenaServer:
             await asyncio.wait(self._tasks, timeout=timeout_s)
         for conn in list(self._connections):
             conn.close(bye=True)
+        for conn in list(self._lingering):
+            conn.abort()
         if self._http_runner is not None:
             await self._http_runner.cleanup()
         await self.writer.close()
@@ -171,6 +180,7 @@ class ArenaServer:
         """A token valid for this process only, for a bot the arena starts."""
         token = secrets.token_urlsafe(18)
         self._local_tokens[hash_token(token)] = name
+        self._open_names.reserve(name, hash_token(token))  # no remote hello may take its name
         return token
 
     # -- ConnectionHost -----------------------------------------------------------
@@ -179,27 +189,56 @@ class ArenaServer:
         conn = BotConnection(self, hello_timeout_s=cfg.hello_timeout_s,
                              max_write_buffer=cfg.max_write_buffer,
                              rate_per_s=cfg.rate_limit_per_s, rate_burst=cfg.rate_limit_burst,
-                             rate_strikes=cfg.rate_limit_strikes, server_name=cfg.server_name)
-        if len(self._connections) >= cfg.max_connections or self.stopping:
-            # Refuse politely once connected; connection_made runs first.
-            asyncio.get_running_loop().call_soon(conn.close)
-        self._connections.add(conn)
+                             rate_strikes=cfg.rate_limit_strikes, server_name=cfg.server_name,
+                             linger_s=cfg.close_linger_s, metrics=self.metrics)
         return conn
 
-    def authenticate(self, hello: Hello) -> Identity:
+    def connection_opened(self, conn: BotConnection) -> Refusal | None:
+        if self.stopping:
+            return Refusal(ErrorCode.RATE_LIMITED, "the server is shutting down; connection closed",
+                           retry_after_s=5)
+        refusal = self._caps.admit(conn.address)
+        if refusal is None:
+            conn.admitted = True
+            conn.counted_address = conn.address
+            self._connections.add(conn)
+        return refusal
+
+    def authenticate(self, hello: Hello, conn: BotConnection) -> Identity:
         token_hash = hash_token(hello.token)
         local = self._local_tokens.get(token_hash)
         if local is not None:
-            return Identity(bot=local, token_hash=token_hash)
+            identity = Identity(bot=local, token_hash=token_hash)
+            if conn.counted_address is not None:  # our own bots: never refused by address
+                self._caps.exempt(conn.counted_address)
+                conn.counted_address = None
+        else:
+            # Checked before the store is asked, so guessing costs it nothing.
+            refusal = self._auth_failures.check(conn.address)
+            if refusal is not None:
+                raise HelloRefused(refusal)
+            try:
+                identity = Identity(bot=self._bot_for(hello, token_hash), token_hash=token_hash)
+            except AuthError:
+                self._auth_failures.failed(conn.address)
+                raise
+        refusal = self._caps.claim_token(token_hash)
+        if refusal is not None:
+            raise HelloRefused(refusal)
+        conn.counted_token = token_hash
+        return identity
+
+    def _bot_for(self, hello: Hello, token_hash: str) -> str:
+        """The bot a remote hello speaks for (see arena/server/identity.py)."""
         if self.config.open:
-            name = hello.name or f"bot-{token_hash[:6]}"
-            if not _NAME.match(name):
-                raise AuthError(f"name {name!r} must be 1-32 characters of A-Z a-z 0-9 _ . -")
-            return Identity(bot=name, token_hash=token_hash)
+            try:
+                return self._open_names.resolve(token_hash, hello.name)
+            except IdentityError as exc:
+                raise AuthError(str(exc)) from None
         record = self.store.find_bot_by_token_hash(token_hash)
         if record is None or record.removed:
             raise AuthError("unknown token: register the bot (arena bots add NAME) and use its token")
-        return Identity(bot=record.name, token_hash=token_hash)
+        return record.name
 
     def connection_ready(self, conn: BotConnection) -> None:
         self.metrics.bots_connected += 1
@@ -219,15 +258,44 @@ class ArenaServer:
 
     def connection_closed(self, conn: BotConnection) -> None:
         self._connections.discard(conn)
+        if conn.lingering:
+            self._lingering.add(conn)
+        if conn.admitted:
+            conn.admitted = False
+            self._caps.release(conn.counted_address, conn.counted_token)
         if conn.identity is not None:
             self.metrics.bots_connected -= 1
         self.lobby.remove(conn)
         if conn.seated is not None:
             conn.seated.seat_disconnected(conn)
 
+    async def _close_idle_connections(self) -> None:
+        """Close connections that said hello but that no table holds and no
+        way out of the lobby may seat, once idle for ``idle_timeout_s``."""
+        limit = self.config.idle_timeout_s
+        period = max(0.05, min(1.0, limit / 4))
+        while True:
+            await asyncio.sleep(period)
+            now = time.monotonic()
+            waiting = self.lobby.waiting_ids()
+            for conn in list(self._connections):
+                if conn.identity is None or conn.closed or conn.seated is not None \
+                        or conn.id in waiting:
+                    conn.idle_since = None
+                elif conn.idle_since is None:
+                    conn.idle_since = now
+                elif now - conn.idle_since >= limit:
+                    log.info("idle_closed", conn=conn.id, bot=conn.bot)
+                    conn.fail(ErrorCode.RATE_LIMITED,
+                              f"idle for {limit:g} s, neither seated nor waiting for a seat this "
+                              "server may give you; connection closed")
+
     def _release(self, conn: BotConnection) -> None:
         if not self.stopping and not conn.closed:
-            self.lobby.add(conn)
+            if conn.matches_used_up:  # hello.max_matches: never seated for one more
+                conn.leave()
+            else:
+                self.lobby.add(conn)
 
     # -- tables -----------------------------------------------------------------------
     def _house(self, kind: str | None = None) -> Any:

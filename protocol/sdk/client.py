@@ -259,12 +259,10 @@ class BotClient:
         conn = Connection(reader, writer, self.encoding)
         self._conn = conn
         try:
-            hello = Hello(PROTOCOL_VERSION, self.token, self.name, self.game).to_wire()
-            if self.max_matches is not None:
-                # The server then seats this connection at most this often,
-                # so leaving after the last one aborts nothing.
-                hello["max_matches"] = self.max_matches
-            await conn.send(hello)
+            # The server then never seats this connection for one match too many.
+            left = None if self.max_matches is None else max(1, self.max_matches - self.matches_played)
+            await conn.send(Hello(PROTOCOL_VERSION, self.token, self.name, self.game,
+                                  max_matches=left).to_wire())
             async with asyncio.timeout(self.handshake_timeout_s):
                 welcome = await self._handshake(conn)
             if welcome is None:

@@ -88,9 +88,12 @@ class SpecBot:
         self.seen: list[Message] = []
         self.eof = False
 
-    async def connect(self, port: int) -> "SpecBot":
+    async def connect(self, port: int, source: str | None = None) -> "SpecBot":
+        """``source``: another loopback address to connect from (127.0.0.2 ...),
+        to be another address to the server's per-address limits."""
         self.reader, self.writer = await asyncio.open_connection(
-            "127.0.0.1", port, limit=MAX_SERVER_FRAME + 2)
+            "127.0.0.1", port, limit=MAX_SERVER_FRAME + 2,
+            local_addr=(source, 0) if source is not None else None)
         return self
 
     async def hello(self, token: str = "t", name: str | None = "spec", **extra: Any) -> Message | None:
