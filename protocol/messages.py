@@ -186,11 +186,14 @@ class Error:
     code: ErrorCode | str
     message: str
     id: int | None = None
+    match: str | None = None  # the match an answer named (request ids are per match)
 
     def to_wire(self) -> Wire:
         wire: Wire = {"type": "error", "code": str(self.code), "message": self.message}
         if self.id is not None:
             wire["id"] = self.id
+        if self.match is not None:
+            wire["match"] = self.match
         return wire
 
     @classmethod
@@ -202,7 +205,8 @@ class Error:
         except ValueError:
             pass
         message = f.string("message", optional=True) or ""
-        return cls(code=code, message=message, id=f.integer("id", optional=True))
+        return cls(code=code, message=message, id=f.integer("id", optional=True),
+                   match=f.string("match", optional=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,15 +292,8 @@ class Request:
     state: Wire
 
     def to_wire(self) -> Wire:
-        return {
-            "type": "request",
-            "match": self.match,
-            "id": self.id,
-            "phase": self.phase,
-            "deadline_ms": self.deadline_ms,
-            "legal": self.legal,
-            "state": self.state,
-        }
+        return request_wire(self.match, self.id, self.phase, self.deadline_ms,
+                            {"legal": self.legal}, self.state)
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> "Request":
@@ -309,6 +306,15 @@ class Request:
             legal=f.array("legal"),
             state=f.mapping("state"),
         )
+
+
+def request_wire(match: str, id: int, phase: str, deadline_ms: int, options: Wire,
+                 state: Wire) -> Wire:
+    """A ``request`` map: the one place its fields are laid out. ``options``
+    are the game's fields (``{"legal": [...]}`` or ``{"constraints": {...}}``).
+    The server's hot path builds requests with this, not via a dataclass."""
+    return {"type": "request", "match": match, "id": id, "phase": phase,
+            "deadline_ms": deadline_ms, **options, "state": state}
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,4 +386,5 @@ __all__ = [
     "Welcome",
     "parse_bot_message",
     "parse_server_message",
+    "request_wire",
 ]

@@ -24,6 +24,9 @@ class ServerConfig:
     # Faults.
     hello_timeout_s: float = 5.0
     timeouts_before_autopilot: int = 3
+    # A table whose remote bots have all left waits this long (nothing is
+    # played) for one to come back before the match is aborted.
+    abandon_grace_s: float = 5.0
     max_connections: int = 2000
     max_write_buffer: int = 4 << 20  # a reader this far behind is dropped
     # Messages a connection may send unasked, with this much burst; every

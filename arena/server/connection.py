@@ -20,7 +20,7 @@ import structlog
 
 from protocol.codec import Decoder, Encoding, encode
 from protocol.errors import ErrorCode, FrameError, ProtocolError, UnknownTypeError
-from protocol.messages import PROTOCOL_VERSION, Action, Bye, Hello, parse_bot_message
+from protocol.messages import PROTOCOL_VERSION, Action, Bye, Error, Hello, parse_bot_message
 
 log = structlog.get_logger("arena.connection")
 
@@ -46,6 +46,8 @@ class ConnectionHost(Protocol):
 
     def action_received(self, conn: "BotConnection", action: Action) -> None: ...
 
+    def connection_alive(self, conn: "BotConnection") -> None: ...
+
     def connection_closed(self, conn: "BotConnection") -> None: ...
 
 
@@ -60,6 +62,9 @@ class BotConnection(asyncio.Protocol):
         self.closed = False
         self.closed_event = asyncio.Event()
         self.seated: Any = None  # the table this connection plays at, if any
+        # Set by a table whose seat went to autopilot for timeouts: the lobby
+        # does not seat it again until it sends a valid message.
+        self.awaiting_life = False
         self.peer = "?"
         self._hello_timeout_s = hello_timeout_s
         self._hello_timer: asyncio.TimerHandle | None = None
@@ -121,11 +126,13 @@ class BotConnection(asyncio.Protocol):
             transport.abort()
             self._mark_closed()
 
-    def send_error(self, code: ErrorCode, message: str, request_id: int | None = None) -> None:
-        wire: dict[str, Any] = {"type": "error", "code": str(code), "message": message}
-        if request_id is not None:
-            wire["id"] = request_id
-        self.send(wire)
+    def send_message(self, message: Any) -> None:
+        """Send a typed message of ``protocol.messages`` (anything with ``to_wire``)."""
+        self.send(message.to_wire())
+
+    def send_error(self, code: ErrorCode, message: str, request_id: int | None = None,
+                   match: str | None = None) -> None:
+        self.send_message(Error(code, message, request_id, match))
 
     def fail(self, code: ErrorCode, message: str) -> None:
         """Send a closing error and close this connection (only this one)."""
@@ -194,6 +201,9 @@ class BotConnection(asyncio.Protocol):
             # A well-framed map with a bad field: say so, keep the connection.
             self.send_error(exc.code, exc.message + " (message ignored)")
             return
+        if self.awaiting_life:
+            self.awaiting_life = False
+            self.host.connection_alive(self)
         if isinstance(parsed, Action):
             self.host.action_received(self, parsed)
         elif isinstance(parsed, Bye):

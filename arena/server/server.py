@@ -190,9 +190,13 @@ class ArenaServer:
         if table is None or table.match_id != action.match:
             self.metrics.error(ErrorCode.UNKNOWN_REQUEST.value)
             conn.send_error(ErrorCode.UNKNOWN_REQUEST,
-                            f"this connection holds no seat in match {action.match!r}", action.id)
+                            f"this connection holds no seat in match {action.match!r}", action.id,
+                            match=action.match)
             return
         table.answer(conn, action.match, action.id, action.action)
+
+    def connection_alive(self, conn: BotConnection) -> None:
+        self.lobby.alive(conn)
 
     def connection_closed(self, conn: BotConnection) -> None:
         self._connections.discard(conn)
@@ -233,14 +237,15 @@ class ArenaServer:
 
     def _new_table(self, seats: list[Seat], *, rng: random.Random, rules: dict | None = None,
                    tournament_id: str | None = None, seed: str | None = None,
-                   limits: Limits | None = None) -> Table:
+                   limits: Limits | None = None, slot: tuple[str, int] | None = None) -> Table:
         cfg = self.config
         engine = self.spec.new_match(rules, rng, None)
         table = Table(match_id=new_match_id(), spec=self.spec, engine=engine, seats=seats,
                       limits=limits or Limits(cfg.decision_ms, cfg.bank_ms,
                                               cfg.timeouts_before_autopilot),
                       writer=self.writer, hub=self.hub, metrics=self.metrics,
-                      tournament_id=tournament_id, seed=seed, on_seat_released=self._release)
+                      tournament_id=tournament_id, seed=seed, on_seat_released=self._release,
+                      abandon_grace_s=cfg.abandon_grace_s, slot=slot)
         self.tables[table.match_id] = table
         return table
 
@@ -265,7 +270,8 @@ class ArenaServer:
 
     async def play_match(self, players: list[PlayerSpec], *, seed: str | None = None,
                          rules: dict | None = None, tournament_id: str | None = None,
-                         claim_timeout_s: float = 30.0, limits: Limits | None = None) -> MatchOutcome:
+                         claim_timeout_s: float = 30.0, limits: Limits | None = None,
+                         slot: tuple[str, int] | None = None) -> MatchOutcome:
         """Run one match with the given bots in the given seats.
 
         Remote bots must connect (or be connected and idle) within
@@ -292,7 +298,7 @@ class ArenaServer:
             raise
         rng = random.Random(seed) if seed is not None else random.Random()
         table = self._new_table(seats, rng=rng, rules=rules, tournament_id=tournament_id,
-                                seed=seed, limits=limits)
+                                seed=seed, limits=limits, slot=slot)
         task = self._launch(table)
         try:
             await asyncio.shield(task)

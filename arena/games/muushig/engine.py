@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.games.base import GameError, IllegalActionError, NotYourTurnError, RuleConfigError
+from arena.games.base import GameError, IllegalActionError, NotYourTurnError, RuleConfigError, SequentialGame
 from arena.games.muushig.cards import BIT, CARD_INDEX, deck_for, mask_cards
 from arena.games.muushig.events import (
     AllFolded,
@@ -63,7 +63,7 @@ from arena.games.muushig.views import match_result, observe
 from arena.games.muushig.wire import WireMixin
 
 
-class MuushigEngine(WireMixin):
+class MuushigEngine(SequentialGame, WireMixin):
     """One Muushig match. Create, call ``start()``, then ``apply`` actions of
     ``current_seat`` until ``finished``."""
 
