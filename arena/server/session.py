@@ -28,51 +28,29 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import structlog
 
-from arena.games.base import Action, GameEngine, GameEvent, IllegalActionError
+from arena.games.base import Action, GameEngine, IllegalActionError
 from arena.server.seats import AutopilotReason, PendingRequest, Seat, SeatKind
+from arena.server.session_output import (
+    FLUSH_AT_EVENTS,
+    FLUSH_KINDS,
+    Outgoing,
+    ServerEvent,
+    SessionOutput,
+)
 from arena.storage.writer import encode_record
-from protocol.codec import Encoding, Envelope
-from protocol.deals import commitment, new_salt
+from protocol.codec import Encoding
 from protocol.errors import ErrorCode
-from protocol.messages import Error, MatchEnd, MatchStart, request_wire
-from protocol.messages import Limits as WireLimits
+from protocol.messages import request_wire
 
 log = structlog.get_logger("arena.table")
-
-# Events for a seat wait in its buffer and go out in one write: with its
-# next request, at the end of every hand, at a timeout or autopilot, or once
-# this many are waiting. A bot needs them before it acts, not sooner; one
-# write per seat per hand instead of one per event keeps many tables cheap.
-FLUSH_AT_EVENTS = 32
-FLUSH_KINDS = frozenset({"hand_end", "round_end", "timeout", "autopilot"})
 
 ABANDONED = "every bot disconnected"
 NOT_PLAYED = "no seat was played by its bot"
 
-Outgoing = tuple[int, bytes, bool]  # (seat, bytes, whether they end with a request)
-
-
-class ServerEvent:
-    """An event the server adds (commit, timeout, autopilot): public."""
-
-    __slots__ = ("kind", "payload")
-
-    def __init__(self, kind: str, **fields: Any) -> None:
-        self.kind = kind
-        self.payload = {"kind": kind, **fields}
-
-    def for_seat(self, seat: int) -> dict[str, Any]:
-        return self.payload
-
-    def for_public(self) -> dict[str, Any]:
-        return self.payload
-
-    def for_record(self) -> dict[str, Any]:
-        return self.payload
 
 
 @dataclass(frozen=True)
@@ -106,7 +84,11 @@ _TRANSITIONS: dict[SessionState, frozenset[SessionState]] = {
 _LIVE = frozenset({SessionState.RUNNING, SessionState.WAITING})
 
 
-class MatchSession:
+__all__ = ["FLUSH_AT_EVENTS", "FLUSH_KINDS", "Limits", "MatchSession", "Outgoing",
+           "ServerEvent", "SessionState"]
+
+
+class MatchSession(SessionOutput):
     """The rules of one match's time, faults and messages, without I/O.
 
     ``encodings[i]`` is the encoding of seat i's connection, or None while
@@ -128,16 +110,10 @@ class MatchSession:
         self.result: dict[str, Any] | None = None
         self.reveal: list[dict[str, Any]] | None = None
         self.abort_reason: str | None = None
-        self._encodings = list(encodings)
+        super().__init__(match_id, encodings)
         self._pending: dict[int, PendingRequest] = {}
         self._house_due: list[int] = []
         self._next_id = 1
-        self._salts: dict[tuple[Any, ...], str] = {}
-        self._buffers: list[list[bytes]] = [[] for _ in seats]
-        self._sends: list[Outgoing] = []
-        self._records: list[str] = []
-        self._public: list[tuple[dict[str, Any], str | None]] = []
-        self._envelope = Envelope({"type": "event", "match": match_id}, "event")
         self._abandon_at: float | None = None
         self._waiting_since = 0.0
         self.log = log.bind(match=match_id)
@@ -157,29 +133,6 @@ class MatchSession:
     def over(self) -> bool:
         """The driver has nothing more to feed in (ENDED, FINISHED or ABORTED)."""
         return self.state not in _LIVE and self.state is not SessionState.CREATED
-
-    # -- outputs --------------------------------------------------------------
-    def data_to_send(self) -> list[Outgoing]:
-        """Bytes to write, in order: ``(seat, data, ends_with_request)``."""
-        sends = self._sends
-        if sends:
-            self._sends = []
-        return sends
-
-    def records_to_store(self) -> list[str]:
-        """Records (JSON text) for the match's log, in seq order."""
-        records = self._records
-        if records:
-            self._records = []
-        return records
-
-    def public_to_show(self) -> list[tuple[dict[str, Any], str | None]]:
-        """Public events for spectators, each with its record text when the
-        public form is the record (the live hub reuses it)."""
-        public = self._public
-        if public:
-            self._public = []
-        return public
 
     def next_deadline(self) -> float | None:
         """When ``deadline`` has something to do next, or None."""
@@ -343,14 +296,7 @@ class MatchSession:
     def finish(self) -> None:
         """The result is stored: send ``match_end`` to every connected seat."""
         self._to(SessionState.FINISHED)
-        message = MatchEnd(self.match_id, self.result or {}, self.reveal or []).to_wire()
-        encoded: dict[Encoding, bytes] = {}
-        for index, encoding in enumerate(self._encodings):
-            if encoding is not None:
-                data = encoded.get(encoding)
-                if data is None:
-                    data = encoded[encoding] = self._envelope.encode(message, encoding)
-                self._sends.append((index, data, False))
+        self._send_match_end()
 
     def abort(self, reason: str) -> None:
         """End the match as aborted (it never counts); what seats were
@@ -471,8 +417,7 @@ class MatchSession:
             return
         self._to(SessionState.ENDED)
         self.result = self.engine.result()
-        self.reveal = [{**d.label, "salt": self._salts[_key(d.label)], "deck": list(d.deck)}
-                       for d in self.engine.deals()]
+        self.reveal = self._reveal()
         self._pending.clear()
         self._flush_all()
 
@@ -484,93 +429,6 @@ class MatchSession:
     def _no_bot_left(self) -> bool:
         remote = [i for i, s in enumerate(self.seats) if s.kind is SeatKind.REMOTE]
         return bool(remote) and all(self._encodings[i] is None for i in remote)
-
-    # -- sending ------------------------------------------------------------------
-    def _emit(self, events: Iterable[GameEvent]) -> None:
-        """Forward events: each seat what it may see, storage everything,
-        spectators the public form. Each distinct payload is encoded once
-        per encoding for all seats, and each record once as JSON (storage
-        and the live hub share that text when the public form is the record)."""
-        records = self._records
-        public_log = self._public
-        targets = [(index, encoding) for index, encoding in enumerate(self._encodings)
-                   if encoding is not None]
-        buffers = self._buffers
-        frame = self._envelope.frame
-        flush = False
-        for event in events:
-            if event.kind == "deal":
-                records.append(encode_record(event.for_record()))
-                event = self._commit(event)
-            record = event.for_record()
-            text = encode_record(record)
-            records.append(text)
-            public = event.for_public()
-            if public is not None:
-                public_log.append((public, text if public is record else None))
-            # A public event gives every seat the same dict: encoded once.
-            last: Any = None
-            last_encoding: Any = None
-            data = b""
-            for index, encoding in targets:
-                payload = event.for_seat(index)
-                if payload is None:
-                    continue
-                if payload is not last or encoding is not last_encoding:
-                    data = frame(payload, encoding)
-                    last, last_encoding = payload, encoding
-                chunks = buffers[index]
-                chunks.append(data)
-                if len(chunks) >= FLUSH_AT_EVENTS:
-                    flush = True
-            if event.kind in FLUSH_KINDS:
-                flush = True
-        if flush:
-            self._flush_all()
-
-    def _flush_all(self) -> None:
-        sends = self._sends
-        for index, chunks in enumerate(self._buffers):
-            if chunks:
-                sends.append((index, b"".join(chunks) if len(chunks) > 1 else chunks[0], False))
-                chunks.clear()
-
-    def _send_request(self, seat_index: int, wire: dict[str, Any]) -> None:
-        encoding = self._encodings[seat_index]
-        if encoding is None:
-            return
-        chunks = self._buffers[seat_index]
-        chunks.append(self._envelope.encode(wire, encoding))
-        self._sends.append((seat_index, b"".join(chunks) if len(chunks) > 1 else chunks[0], True))
-        chunks.clear()
-
-    def _send_match_start(self, seat_index: int) -> None:
-        encoding = self._encodings[seat_index]
-        if encoding is None:
-            return
-        limits = WireLimits(self.limits.decision_ms, self.limits.bank_ms)
-        message = MatchStart(self.match_id, self.game, seat_index, tuple(self.players),
-                             self.engine.rules, limits).to_wire()
-        self._sends.append((seat_index, self._envelope.encode(message, encoding), False))
-
-    def _error(self, seat_index: int, code: ErrorCode, message: str, request_id: int) -> None:
-        if self.metrics is not None:
-            self.metrics.error(code.value)
-        encoding = self._encodings[seat_index]
-        if encoding is not None and self.state is not SessionState.FINISHED:  # sent at once, before events still buffered
-            wire = Error(code, message, request_id, self.match_id).to_wire()
-            self._sends.append((seat_index, self._envelope.encode(wire, encoding), False))
-
-    def _commit(self, deal_event: GameEvent) -> ServerEvent:
-        deal = deal_event.deal  # type: ignore[attr-defined]
-        salt = new_salt()
-        self._salts[_key(deal.label)] = salt
-        return ServerEvent("commit", **deal.label, commitment=commitment(salt, deal.deck))
-
-
-def _key(label: dict[str, Any]) -> tuple[Any, ...]:
-    return tuple(label.items())
-
 
 def _house_options(options: dict[str, Any]) -> Any:
     """A house bot's second argument: the ``legal`` list, else the constraints."""
