@@ -43,12 +43,6 @@ class Seat:
     latencies_ms: list[float] = field(default_factory=list)
     issued: set[int] = field(default_factory=set)  # request ids sent here
 
-    @property
-    def asks_remote(self) -> bool:
-        """Whether this seat's decisions go to a connected bot."""
-        return (self.kind is SeatKind.REMOTE and self.autopilot is None
-                and self.conn is not None and not self.conn.closed)
-
     def faults(self) -> SeatFaults:
         return SeatFaults(timeouts=self.timeouts, illegal=self.illegal,
                           disconnects=self.disconnects, autopilot=self.autopilot is not None)

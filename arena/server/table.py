@@ -267,14 +267,18 @@ class Table:
             return
         # The loop runs a timer up to its clock resolution early: it is due.
         when = timer.when()
+        before = [seat.autopilot for seat in self.seats]
         try:
             self.session.deadline(max(self._now(), when))
             self._pump()
         except Exception as exc:
             if self._done is not None and not self._done.done():
                 self._done.set_exception(exc)
-        for seat in self.seats:  # not seated again until it shows it is alive
-            if seat.autopilot is AutopilotReason.TIMEOUTS and seat.conn is not None:
+        for seat, was in zip(self.seats, before):
+            # Put on autopilot for timeouts just now: its connection is not
+            # seated again until it shows it is alive.
+            if (seat.autopilot is AutopilotReason.TIMEOUTS and was is not seat.autopilot
+                    and seat.conn is not None):
                 seat.conn.awaiting_life = True
 
     def _stop_timer(self) -> None:

@@ -20,6 +20,10 @@ One dedicated thread executes every store call, strictly in submission order.
 * A batch the store refuses (e.g. a seq gap) is logged; the next
   ``finish_match`` of that match raises :class:`EventLogError`, because a
   match whose log is incomplete cannot be replayed and must not count.
+* ``healthy`` / ``last_error`` say whether the last write reached the disk:
+  false, with the cause, once a write fails with an OS or SQLite error (disk
+  full, read-only), true again after the next successful write. The change
+  is logged once each way (``storage.failing``, ``storage.recovered``).
 * Reads for the web may call the store directly (SQLite readers never wait
   for the writer) or ``await writer.read(fn, *args)`` to keep the loop free.
 """

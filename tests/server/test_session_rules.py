@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from arena.games import get_game
-from arena.games.base import IllegalActionError
+from arena.games.base import DealInfo, IllegalActionError
+from protocol.deals import commitment
 from arena.server.seats import AutopilotReason, Seat, SeatKind
 from arena.server.session import Limits, MatchSession, SessionState
 from protocol.codec import Decoder, Encoding
@@ -342,7 +343,9 @@ class Simultaneous:
         self.chosen: dict[int, int] = {}
 
     def start(self) -> list:
-        return [Shown("round_start", round=0)]
+        return [DealEvent(self.deal), Shown("round_start", round=0)]
+
+    deal = DealInfo(deck=("A", "B", "C"), label={"deal": 0})
 
     @property
     def finished(self) -> bool:
@@ -383,7 +386,23 @@ class Simultaneous:
         return {"ranks": [1, 1]}
 
     def deals(self) -> list:
-        return []
+        return [self.deal]
+
+
+class DealEvent:
+    kind = "deal"
+
+    def __init__(self, deal: DealInfo) -> None:
+        self.deal = deal
+
+    def for_seat(self, seat: int) -> None:
+        return None
+
+    def for_public(self) -> None:
+        return None
+
+    def for_record(self) -> dict:
+        return {"kind": "deal", **self.deal.label, "deck": list(self.deal.deck)}
 
 
 def test_two_seats_asked_at_once_each_have_their_own_request_and_deadline():
@@ -409,3 +428,21 @@ def test_an_unattended_seat_of_a_simultaneous_decision_is_played_by_its_house_bo
     h.houses(0.1)
     h.answer(0, 3, now=0.2)
     assert h.events(0, "reveal")[0] == {"kind": "reveal", "picks": [3, 0]}
+
+
+def test_a_deal_is_committed_and_revealed_under_its_label():
+    h = Harness(Simultaneous(), remote=2)
+    h.start()
+    (commit,) = h.events(0, "commit")
+    assert list(commit) == ["kind", "deal", "commitment"] and commit["deal"] == 0
+    while not h.session.over:
+        for seat in (0, 1):
+            if h.open_request(seat) is not None:
+                h.answer(seat, 1, now=0.1, request=h.open_request(seat))
+    (reveal,) = h.session.reveal
+    assert list(reveal) == ["deal", "salt", "deck"] and reveal["deck"] == ["A", "B", "C"]
+    assert commitment(reveal["salt"], reveal["deck"]) == commit["commitment"]
+
+
+def test_a_muushig_deal_is_labelled_by_round_and_hand():
+    assert DealInfo(1, 2, ("7H",)).label == {"round": 1, "hand": 2}

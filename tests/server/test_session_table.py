@@ -25,6 +25,7 @@ from arena.storage.base import MatchStatus
 from arena.storage.sqlite import SqliteStore
 from arena.storage.writer import StoreWriter
 from protocol.codec import Decoder, Encoding, encode
+from tests.server.rawbot import RawBot
 
 SPEC = get_game("muushig")
 
@@ -325,3 +326,40 @@ async def test_the_lobby_does_not_seat_a_connection_awaiting_life():
         await lobby.claim("asleep", 0.05)
     lobby.add(other)
     assert started == [[awake, other]]
+
+
+async def test_a_connection_awaiting_life_is_seated_again_once_it_speaks(make_server):
+    server = await make_server(house_wait_s=0.0, decision_ms=30, timeouts_before_autopilot=1)
+    bot = await RawBot().connect(server.port)
+    await bot.hello("sleepy-token", "sleepy")
+    first = await bot.until(lambda m: m["type"] == "match_start")
+    await bot.event("autopilot")  # its one timeout: the match is never its bot's
+    async with asyncio.timeout(10):
+        while first["match"] in server.tables:
+            await asyncio.sleep(0.01)
+    with pytest.raises(TimeoutError):  # not seated again while it sleeps
+        await bot.until(lambda m: m["type"] == "match_start", timeout=0.3)
+    await bot.send({"type": "action", "match": first["match"], "id": 1, "action": "enter"})
+    again = await bot.until(lambda m: m["type"] == "match_start", timeout=5)
+    assert again["match"] != first["match"]
+    await bot.close()
+
+
+class SlotStore(SqliteStore):
+    slots: list = []
+
+    def finish_match(self, match_id, *, slot=None, **fields):
+        self.slots.append(slot)
+        return super().finish_match(match_id, **fields)
+
+
+async def test_the_tournament_slot_is_passed_on_to_finish_the_match(tmp_path):
+    store = SlotStore(str(tmp_path / "arena.db"))
+    writer = StoreWriter(store)
+    try:
+        assert await run(make_table(writer, [FakeConn("a")], slot=("t1", 4))) is not None
+        assert await run(make_table(writer, [FakeConn("b")])) is not None
+        assert store.slots == [("t1", 4), None]
+    finally:
+        await writer.close()
+        store.close()
