@@ -174,6 +174,9 @@ class GameEngine(Protocol):
         ...
 
 
+_ONE_SEAT = tuple((seat,) for seat in range(16))
+
+
 class SequentialGame:
     """The seat-addressed API, for a game where one seat acts at a time.
 
@@ -196,31 +199,40 @@ class SequentialGame:
     @property
     def to_act(self) -> tuple[int, ...]:
         seat = self.current_seat
-        return () if seat is None else (seat,)
+        if seat is None:
+            return ()
+        # Shared tuples: asked once per decision, a new one each time would
+        # be one more object for the garbage collector.
+        return _ONE_SEAT[seat] if seat < len(_ONE_SEAT) else (seat,)
 
-    def _require(self, seat: int) -> None:
-        if seat != self.current_seat:
-            raise NotYourTurnError(f"seat {seat} owes no decision now "
-                                   f"(seat {self.current_seat} is to act)")
+    def _not_to_act(self, seat: int) -> NotYourTurnError:
+        return NotYourTurnError(f"seat {seat} owes no decision now "
+                                f"(seat {self.current_seat} is to act)")
 
+    # The check is inlined: these run once or twice per decision.
     def phase_for(self, seat: int) -> str:
-        self._require(seat)
+        if seat != self.current_seat:
+            raise self._not_to_act(seat)
         return self.phase or ""
 
     def request_for(self, seat: int) -> Wire:
-        self._require(seat)
+        if seat != self.current_seat:
+            raise self._not_to_act(seat)
         return {"legal": self.legal_actions()}
 
     def check_for(self, seat: int, action: Action) -> Action:
-        self._require(seat)
+        if seat != self.current_seat:
+            raise self._not_to_act(seat)
         return self.check_action(action)
 
     def apply_for(self, seat: int, action: Action) -> list[GameEvent]:
-        self._require(seat)
+        if seat != self.current_seat:
+            raise self._not_to_act(seat)
         return self.apply(action)
 
     def default_for(self, seat: int) -> Action:
-        self._require(seat)
+        if seat != self.current_seat:
+            raise self._not_to_act(seat)
         return self.default_action()
 
 

@@ -81,7 +81,6 @@ _TRANSITIONS: dict[SessionState, frozenset[SessionState]] = {
     SessionState.FINISHED: frozenset(),
     SessionState.ABORTED: frozenset(),
 }
-_LIVE = frozenset({SessionState.RUNNING, SessionState.WAITING})
 
 
 __all__ = ["FLUSH_AT_EVENTS", "FLUSH_KINDS", "Limits", "MatchSession", "Outgoing",
@@ -132,7 +131,9 @@ class MatchSession(SessionOutput):
     @property
     def over(self) -> bool:
         """The driver has nothing more to feed in (ENDED, FINISHED or ABORTED)."""
-        return self.state not in _LIVE and self.state is not SessionState.CREATED
+        state = self.state  # identity tests: an Enum's hash runs Python code
+        return (state is SessionState.ENDED or state is SessionState.FINISHED
+                or state is SessionState.ABORTED)
 
     def next_deadline(self) -> float | None:
         """When ``deadline`` has something to do next, or None."""
@@ -323,10 +324,13 @@ class MatchSession(SessionOutput):
         if pending:
             for stale in [s for s in pending if s not in to_act]:
                 del pending[stale]  # no longer owed (cannot happen in a sequential game)
+        seats, encodings = self.seats, self._encodings
         for seat_index in to_act:
             if seat_index in pending or seat_index in self._house_due:
                 continue
-            if self._asks_remote(seat_index):
+            seat = seats[seat_index]  # _asks_remote, inlined: once per decision
+            if (seat.kind is SeatKind.REMOTE and seat.autopilot is None
+                    and encodings[seat_index] is not None):
                 self._ask(seat_index, now)
             else:
                 self._house_due.append(seat_index)
@@ -355,8 +359,10 @@ class MatchSession(SessionOutput):
         wire = request_wire(self.match_id, request_id, phase, deadline_ms, options,
                             engine.observation(seat_index))
         deadline_s = deadline_ms / 1000.0
+        legal = options.get("legal")
         self._pending[seat_index] = PendingRequest(
-            id=request_id, seat=seat_index, phase=phase, legal=_house_options(options),
+            id=request_id, seat=seat_index, phase=phase,
+            legal=legal if legal is not None else _house_options(options),
             wire=wire, sent_at=now, deadline_s=deadline_s, deadline_at=now + deadline_s)
         seat.issued.add(request_id)
         self._send_request(seat_index, wire)

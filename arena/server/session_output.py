@@ -62,7 +62,10 @@ class SessionOutput:
     def __init__(self, match_id: str, encodings: list[Encoding | None]) -> None:
         self._encodings = list(encodings)
         self._buffers: list[list[bytes]] = [[] for _ in encodings]
-        self._sends: list[Outgoing] = []
+        # Bytes to write, in order; the driver writes them and clears the
+        # list (one list for the whole match: the garbage collector has
+        # fewer containers to walk than with a new list per step).
+        self.outgoing: list[Outgoing] = []
         self._records: list[str] = []
         self._public: list[tuple[dict[str, Any], str | None]] = []
         self._salts: dict[tuple[Any, ...], str] = {}
@@ -72,9 +75,8 @@ class SessionOutput:
     # -- outputs --------------------------------------------------------------
     def data_to_send(self) -> list[Outgoing]:
         """Bytes to write, in order: ``(seat, data, ends_with_request)``."""
-        sends = self._sends
-        if sends:
-            self._sends = []
+        sends = list(self.outgoing)
+        self.outgoing.clear()
         return sends
 
     def records_to_store(self) -> list[str]:
@@ -136,7 +138,7 @@ class SessionOutput:
             self._flush_all()
 
     def _flush_all(self) -> None:
-        sends = self._sends
+        sends = self.outgoing
         for index, chunks in enumerate(self._buffers):
             if chunks:
                 sends.append((index, b"".join(chunks) if len(chunks) > 1 else chunks[0], False))
@@ -148,7 +150,7 @@ class SessionOutput:
             return
         chunks = self._buffers[seat_index]
         chunks.append(self._envelope.encode(wire, encoding))
-        self._sends.append((seat_index, b"".join(chunks) if len(chunks) > 1 else chunks[0], True))
+        self.outgoing.append((seat_index, b"".join(chunks) if len(chunks) > 1 else chunks[0], True))
         chunks.clear()
 
     def _send_match_start(self, seat_index: int) -> None:
@@ -158,7 +160,7 @@ class SessionOutput:
         limits = WireLimits(self.limits.decision_ms, self.limits.bank_ms)
         message = MatchStart(self.match_id, self.game, seat_index, tuple(self.players),
                              self.engine.rules, limits).to_wire()
-        self._sends.append((seat_index, self._envelope.encode(message, encoding), False))
+        self.outgoing.append((seat_index, self._envelope.encode(message, encoding), False))
 
     def _error(self, seat_index: int, code: ErrorCode, message: str, request_id: int) -> None:
         if self.metrics is not None:
@@ -166,7 +168,7 @@ class SessionOutput:
         encoding = self._encodings[seat_index]
         if encoding is not None and not self._silenced:  # sent at once, before events still buffered
             wire = Error(code, message, request_id, self.match_id).to_wire()
-            self._sends.append((seat_index, self._envelope.encode(wire, encoding), False))
+            self.outgoing.append((seat_index, self._envelope.encode(wire, encoding), False))
 
     def _commit(self, deal_event: GameEvent) -> ServerEvent:
         deal = deal_event.deal  # type: ignore[attr-defined]
@@ -184,7 +186,7 @@ class SessionOutput:
                 data = encoded.get(encoding)
                 if data is None:
                     data = encoded[encoding] = self._envelope.encode(message, encoding)
-                self._sends.append((index, data, False))
+                self.outgoing.append((index, data, False))
 
     def _reveal(self) -> list[dict[str, Any]]:
         return [{**d.label, "salt": self._salts[_key(d.label)], "deck": list(d.deck)}

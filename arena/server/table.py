@@ -154,7 +154,12 @@ class Table:
                             f"this connection holds no seat in match {match!r}", request_id,
                             match=match)
             return
-        self._step(self.session.answer, seat.index, request_id, action)
+        # _step by hand: this runs once per decision.
+        try:
+            self.session.answer(seat.index, request_id, action, self._now())
+            self._pump()
+        except Exception as exc:
+            self._failed(exc)
 
     def seat_disconnected(self, conn: "BotConnection") -> None:
         seat = self._seat_of(conn)
@@ -200,30 +205,38 @@ class Table:
             fn(*args, self._now())
             self._pump()
         except Exception as exc:
-            done = self._done
-            if done is not None and not done.done():
-                done.set_exception(exc)
-            elif done is None:
-                raise
+            self._failed(exc)
+
+    def _failed(self, exc: Exception) -> None:
+        done = self._done
+        if done is not None and not done.done():
+            done.set_exception(exc)
+        elif done is None:
+            raise exc
 
     def _pump(self) -> None:
         """Move the session's output: bytes to connections, records to the
         writer, public events to the hub; arm the timer and house moves."""
         if self._pumping:
-            return  # a send dropped a connection: the running pump goes on
-        self._pumping = True
+            return  # a send dropped a connection: the running pump sends on
         session = self.session
-        seats = self.seats
-        try:
-            while sends := session.data_to_send():
-                for index, data, is_request in sends:
+        sends = session.outgoing
+        if sends:
+            self._pumping = True
+            seats = self.seats
+            try:
+                i = 0
+                while i < len(sends):  # what a dropped connection adds comes last
+                    index, data, is_request = sends[i]
+                    i += 1
                     conn = seats[index].conn
                     if conn is not None and not conn.closed:
                         conn.send_bytes(data)
                         if is_request:
                             conn.grant()
-        finally:
-            self._pumping = False
+            finally:
+                sends.clear()
+                self._pumping = False
         records = session.records_to_store()
         if records:
             # One clock read per step, not per record.
@@ -272,8 +285,7 @@ class Table:
             self.session.deadline(max(self._now(), when))
             self._pump()
         except Exception as exc:
-            if self._done is not None and not self._done.done():
-                self._done.set_exception(exc)
+            self._failed(exc)
         for seat, was in zip(self.seats, before):
             # Put on autopilot for timeouts just now: its connection is not
             # seated again until it shows it is alive.
