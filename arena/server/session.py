@@ -106,6 +106,7 @@ class MatchSession(SessionOutput):
         self.abandon_grace_s = abandon_grace_s
         self.metrics = metrics
         self.state = SessionState.CREATED
+        self.over = False
         self.result: dict[str, Any] | None = None
         self.reveal: list[dict[str, Any]] | None = None
         self.abort_reason: str | None = None
@@ -123,17 +124,12 @@ class MatchSession(SessionOutput):
     def _to(self, state: SessionState) -> None:
         assert state in _TRANSITIONS[self.state], f"session {self.state.name} -> {state.name}"
         self.state = state
+        # The driver has nothing more to feed in (a plain attribute: read every step).
+        self.over = state in (SessionState.ENDED, SessionState.FINISHED, SessionState.ABORTED)
 
     @property
     def players(self) -> list[str]:
         return [seat.name for seat in self.seats]
-
-    @property
-    def over(self) -> bool:
-        """The driver has nothing more to feed in (ENDED, FINISHED or ABORTED)."""
-        state = self.state  # identity tests: an Enum's hash runs Python code
-        return (state is SessionState.ENDED or state is SessionState.FINISHED
-                or state is SessionState.ABORTED)
 
     def next_deadline(self) -> float | None:
         """When ``deadline`` has something to do next, or None."""
@@ -340,7 +336,7 @@ class MatchSession(SessionOutput):
         if source == "default" or source == "autopilot":
             # The engine's own records carry every action; this one says
             # who chose it when it was not the seat's bot or house bot.
-            self._records.append(encode_record({"kind": "action", "seat": seat_index,
+            self.records.append(encode_record({"kind": "action", "seat": seat_index,
                                                 "phase": phase, "action": action,
                                                 "source": source}))
         if self.metrics is not None:

@@ -62,12 +62,15 @@ class SessionOutput:
     def __init__(self, match_id: str, encodings: list[Encoding | None]) -> None:
         self._encodings = list(encodings)
         self._buffers: list[list[bytes]] = [[] for _ in encodings]
-        # Bytes to write, in order; the driver writes them and clears the
-        # list (one list for the whole match: the garbage collector has
-        # fewer containers to walk than with a new list per step).
-        self.outgoing: list[Outgoing] = []
-        self._records: list[str] = []
-        self._public: list[tuple[dict[str, Any], str | None]] = []
+        # What to send, store and show, in order. The driver takes it from
+        # these lists and clears them: one list each for the whole match,
+        # not a new one per step, so the garbage collector has fewer
+        # containers to walk. ``outgoing`` is flat, ``code, bytes, code,
+        # bytes...`` with ``code = seat * 2 + 1`` when the bytes end with a
+        # request (no tuple per write); ``data_to_send`` decodes it.
+        self.outgoing: list[Any] = []
+        self.records: list[str] = []
+        self.public: list[tuple[dict[str, Any], str | None]] = []
         self._salts: dict[tuple[Any, ...], str] = {}
         self._envelope = Envelope({"type": "event", "match": match_id}, "event")
         self._silenced = False  # after match_end: nothing more of this match
@@ -75,23 +78,22 @@ class SessionOutput:
     # -- outputs --------------------------------------------------------------
     def data_to_send(self) -> list[Outgoing]:
         """Bytes to write, in order: ``(seat, data, ends_with_request)``."""
-        sends = list(self.outgoing)
-        self.outgoing.clear()
+        flat = self.outgoing
+        sends = [(flat[i] >> 1, flat[i + 1], bool(flat[i] & 1)) for i in range(0, len(flat), 2)]
+        flat.clear()
         return sends
 
     def records_to_store(self) -> list[str]:
         """Records (JSON text) for the match's log, in seq order."""
-        records = self._records
-        if records:
-            self._records = []
+        records = list(self.records)
+        self.records.clear()
         return records
 
     def public_to_show(self) -> list[tuple[dict[str, Any], str | None]]:
         """Public events for spectators, each with its record text when the
         public form is the record (the live hub reuses it)."""
-        public = self._public
-        if public:
-            self._public = []
+        public = list(self.public)
+        self.public.clear()
         return public
 
     # -- sending ------------------------------------------------------------------
@@ -100,8 +102,8 @@ class SessionOutput:
         spectators the public form. Each distinct payload is encoded once
         per encoding for all seats, and each record once as JSON (storage
         and the live hub share that text when the public form is the record)."""
-        records = self._records
-        public_log = self._public
+        records = self.records
+        public_log = self.public
         targets = [(index, encoding) for index, encoding in enumerate(self._encodings)
                    if encoding is not None]
         buffers = self._buffers
@@ -141,7 +143,8 @@ class SessionOutput:
         sends = self.outgoing
         for index, chunks in enumerate(self._buffers):
             if chunks:
-                sends.append((index, b"".join(chunks) if len(chunks) > 1 else chunks[0], False))
+                sends.append(index * 2)
+                sends.append(b"".join(chunks) if len(chunks) > 1 else chunks[0])
                 chunks.clear()
 
     def _send_request(self, seat_index: int, wire: dict[str, Any]) -> None:
@@ -150,7 +153,8 @@ class SessionOutput:
             return
         chunks = self._buffers[seat_index]
         chunks.append(self._envelope.encode(wire, encoding))
-        self.outgoing.append((seat_index, b"".join(chunks) if len(chunks) > 1 else chunks[0], True))
+        self.outgoing.append(seat_index * 2 + 1)
+        self.outgoing.append(b"".join(chunks) if len(chunks) > 1 else chunks[0])
         chunks.clear()
 
     def _send_match_start(self, seat_index: int) -> None:
@@ -160,7 +164,8 @@ class SessionOutput:
         limits = WireLimits(self.limits.decision_ms, self.limits.bank_ms)
         message = MatchStart(self.match_id, self.game, seat_index, tuple(self.players),
                              self.engine.rules, limits).to_wire()
-        self.outgoing.append((seat_index, self._envelope.encode(message, encoding), False))
+        self.outgoing.append(seat_index * 2)
+        self.outgoing.append(self._envelope.encode(message, encoding))
 
     def _error(self, seat_index: int, code: ErrorCode, message: str, request_id: int) -> None:
         if self.metrics is not None:
@@ -168,7 +173,8 @@ class SessionOutput:
         encoding = self._encodings[seat_index]
         if encoding is not None and not self._silenced:  # sent at once, before events still buffered
             wire = Error(code, message, request_id, self.match_id).to_wire()
-            self.outgoing.append((seat_index, self._envelope.encode(wire, encoding), False))
+            self.outgoing.append(seat_index * 2)
+            self.outgoing.append(self._envelope.encode(wire, encoding))
 
     def _commit(self, deal_event: GameEvent) -> ServerEvent:
         deal = deal_event.deal  # type: ignore[attr-defined]
@@ -186,7 +192,8 @@ class SessionOutput:
                 data = encoded.get(encoding)
                 if data is None:
                     data = encoded[encoding] = self._envelope.encode(message, encoding)
-                self.outgoing.append((index, data, False))
+                self.outgoing.append(index * 2)
+                self.outgoing.append(data)
 
     def _reveal(self) -> list[dict[str, Any]]:
         return [{**d.label, "salt": self._salts[_key(d.label)], "deck": list(d.deck)}

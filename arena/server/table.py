@@ -227,24 +227,27 @@ class Table:
             try:
                 i = 0
                 while i < len(sends):  # what a dropped connection adds comes last
-                    index, data, is_request = sends[i]
-                    i += 1
-                    conn = seats[index].conn
+                    code = sends[i]  # seat * 2, + 1 when it ends with a request
+                    conn = seats[code >> 1].conn
                     if conn is not None and not conn.closed:
-                        conn.send_bytes(data)
-                        if is_request:
+                        conn.send_bytes(sends[i + 1])
+                        if code & 1:
                             conn.grant()
+                    i += 2
             finally:
                 sends.clear()
                 self._pumping = False
-        records = session.records_to_store()
+        records = session.records
         if records:
-            # One clock read per step, not per record.
+            # One clock read per step, not per record; the writer copies them.
             self.writer.append_encoded_nowait(self.match_id, self._seq, time.time(), records)
             self._seq += len(records)
-        public = session.public_to_show()
-        if public and self.hub is not None:
-            self.hub.match_events(self.match_id, public)
+            records.clear()
+        public = session.public
+        if public:
+            if self.hub is not None:
+                self.hub.match_events(self.match_id, public)
+            public.clear()
         if session.house_due and not self._house_scheduled:
             # On the loop's next turn: other tables and connections run
             # between house moves.
