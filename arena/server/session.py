@@ -4,10 +4,12 @@
 server: the driver (:class:`arena.server.table.Table`) feeds it what
 happened -- ``answer``, ``deadline``, ``disconnect``, ``reconnect``, each
 with the time ``now`` (seconds, any monotonic clock) -- and drains what it
-must do: bytes for each seat (:meth:`MatchSession.data_to_send`), records
-for storage, public events for spectators, when to call ``deadline`` next
-(:meth:`MatchSession.next_deadline`), whether house moves are due, and the
-outcome (:attr:`MatchSession.state`). Everything about the game comes from
+must do: bytes for each seat (``outgoing``, or :meth:`data_to_send` as
+``(seat, bytes, ends_with_request)``), records for storage (``records``),
+public events for spectators (``public``), when to call ``deadline`` next
+(:meth:`MatchSession.next_deadline`), whether house moves are due
+(``house_due``, then :meth:`play_house`), and the outcome
+(:attr:`MatchSession.state`). Everything about the game comes from
 the engine's seat-addressed API (``arena.games.base``), so several seats
 may owe a decision at once, each with its own request id, deadline and bank.
 
