@@ -199,11 +199,14 @@ class Error:
     code: ErrorCode | str
     message: str
     id: int | None = None
+    match: str | None = None  # the match an answer named (request ids are per match)
 
     def to_wire(self) -> Wire:
         wire: Wire = {"type": "error", "code": str(self.code), "message": self.message}
         if self.id is not None:
             wire["id"] = self.id
+        if self.match is not None:
+            wire["match"] = self.match
         return wire
 
     @classmethod
@@ -215,7 +218,8 @@ class Error:
         except ValueError:
             pass
         message = f.string("message", optional=True) or ""
-        return cls(code=code, message=message, id=f.integer("id", optional=True))
+        return cls(code=code, message=message, id=f.integer("id", optional=True),
+                   match=f.string("match", optional=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,19 +310,8 @@ class Request:
     constraints: Wire | None = None
 
     def to_wire(self) -> Wire:
-        wire: Wire = {
-            "type": "request",
-            "match": self.match,
-            "id": self.id,
-            "phase": self.phase,
-            "deadline_ms": self.deadline_ms,
-        }
-        if self.constraints is None:
-            wire["legal"] = self.legal
-        else:
-            wire["constraints"] = self.constraints
-        wire["state"] = self.state
-        return wire
+        options = {"legal": self.legal} if self.constraints is None else {"constraints": self.constraints}
+        return request_wire(self.match, self.id, self.phase, self.deadline_ms, options, self.state)
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> "Request":
@@ -334,6 +327,15 @@ class Request:
             state=f.mapping("state"),
             constraints=constraints,
         )
+
+
+def request_wire(match: str, id: int, phase: str, deadline_ms: int, options: Wire,
+                 state: Wire) -> Wire:
+    """A ``request`` map: the one place its fields are laid out. ``options``
+    are the game's fields (``{"legal": [...]}`` or ``{"constraints": {...}}``).
+    The server's hot path builds requests with this, not via a dataclass."""
+    return {"type": "request", "match": match, "id": id, "phase": phase,
+            "deadline_ms": deadline_ms, **options, "state": state}
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,4 +408,5 @@ __all__ = [
     "Welcome",
     "parse_bot_message",
     "parse_server_message",
+    "request_wire",
 ]

@@ -79,9 +79,17 @@ class DealInfo:
     before any event of that hand, and reveals it at match end.
     """
 
-    round: int
-    hand: int
-    deck: tuple[str, ...]
+    round: int = 0
+    hand: int = 0
+    deck: tuple[str, ...] = ()
+    # The fields that name this deal on the wire (commit event, reveal):
+    # {"round": r, "hand": h} for Muushig when not given, {"deal": d} for a
+    # game that counts deals another way.
+    label: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", {"round": self.round, "hand": self.hand})
 
 
 @runtime_checkable
@@ -127,6 +135,32 @@ class GameEngine(Protocol):
         """The action applied when the current seat runs out of time."""
         ...
 
+    # -- the seat-addressed API the table uses (SequentialGame gives it) --
+    @property
+    def to_act(self) -> tuple[int, ...]:
+        """Seats that owe a decision now, ascending; () when finished."""
+        ...
+
+    def phase_for(self, seat: int) -> str:
+        """The phase of ``seat``'s pending decision."""
+        ...
+
+    def request_for(self, seat: int) -> Wire:
+        """The request's game fields: ``{"legal": [...]}`` or ``{"constraints": {...}}``."""
+        ...
+
+    def check_for(self, seat: int, action: Action) -> Action:
+        """Canonical ``action`` of ``seat``, or IllegalActionError (state unchanged)."""
+        ...
+
+    def apply_for(self, seat: int, action: Action) -> list[GameEvent]:
+        """Apply ``seat``'s action; may return [] while other seats still owe one."""
+        ...
+
+    def default_for(self, seat: int) -> Action:
+        """The action applied at ``seat``'s deadline."""
+        ...
+
     def observation(self, seat: int) -> Wire:
         """The ``state`` object for ``seat`` (only what that seat may know)."""
         ...
@@ -140,8 +174,72 @@ class GameEngine(Protocol):
         ...
 
 
+_ONE_SEAT = tuple((seat,) for seat in range(16))
+
+
+class SequentialGame:
+    """The seat-addressed API, for a game where one seat acts at a time.
+
+    The table asks ``to_act`` which seats owe a decision and addresses each
+    call to a seat, so a game with simultaneous decisions plugs in the same
+    way. A sequential engine mixes this in and keeps its one-seat API
+    (``current_seat``, ``phase``, ``legal_actions``, ``check_action``,
+    ``apply``, ``default_action``); a call for any other seat than the one
+    to move raises :class:`NotYourTurnError`.
+    """
+
+    # Only annotations: the engine's own members must win in the MRO.
+    current_seat: int | None
+    phase: str | None
+    legal_actions: Callable[[], list[Action]]
+    check_action: Callable[[Action], Action]
+    apply: Callable[[Action], list[GameEvent]]
+    default_action: Callable[[], Action]
+
+    @property
+    def to_act(self) -> tuple[int, ...]:
+        seat = self.current_seat
+        if seat is None:
+            return ()
+        # Shared tuples: asked once per decision, a new one each time would
+        # be one more object for the garbage collector.
+        return _ONE_SEAT[seat] if seat < len(_ONE_SEAT) else (seat,)
+
+    def _not_to_act(self, seat: int) -> NotYourTurnError:
+        return NotYourTurnError(f"seat {seat} owes no decision now "
+                                f"(seat {self.current_seat} is to act)")
+
+    # The check is inlined: these run once or twice per decision.
+    def phase_for(self, seat: int) -> str:
+        if seat != self.current_seat:
+            raise self._not_to_act(seat)
+        return self.phase or ""
+
+    def request_for(self, seat: int) -> Wire:
+        if seat != self.current_seat:
+            raise self._not_to_act(seat)
+        return {"legal": self.legal_actions()}
+
+    def check_for(self, seat: int, action: Action) -> Action:
+        if seat != self.current_seat:
+            raise self._not_to_act(seat)
+        return self.check_action(action)
+
+    def apply_for(self, seat: int, action: Action) -> list[GameEvent]:
+        if seat != self.current_seat:
+            raise self._not_to_act(seat)
+        return self.apply(action)
+
+    def default_for(self, seat: int) -> Action:
+        if seat != self.current_seat:
+            raise self._not_to_act(seat)
+        return self.default_action()
+
+
 # A house bot has the same shape as an SDK bot function: it sees only what a
-# remote bot sees and returns a wire action.
+# remote bot sees and returns a wire action. Its second argument is the
+# request's ``legal`` list when the request has one, else its
+# ``constraints`` map.
 HouseBot = Callable[[str, list[Action], Wire], Action]
 
 

@@ -33,6 +33,9 @@ class ServerConfig:
     # Faults.
     hello_timeout_s: float = 5.0  # the whole hello, however it is trickled in
     timeouts_before_autopilot: int = 3
+    # A table whose remote bots have all left waits this long (nothing is
+    # played) for one to come back before the match is aborted.
+    abandon_grace_s: float = 5.0
     # Connection limits (protocol page, "Limits"). Every refusal is an
     # ``error`` with the reason, then a close. The arena's own local bots
     # (all from 127.0.0.1) stop counting against their address once their

@@ -28,7 +28,7 @@ import structlog
 from arena.server.admission import Refusal
 from protocol.codec import Decoder, Encoding, encode
 from protocol.errors import ErrorCode, FrameError, ProtocolError, UnknownTypeError
-from protocol.messages import PROTOCOL_VERSION, Action, Bye, Hello, parse_bot_message
+from protocol.messages import PROTOCOL_VERSION, Action, Bye, Error, Hello, parse_bot_message
 
 if TYPE_CHECKING:
     from arena.metrics import Metrics
@@ -72,6 +72,8 @@ class ConnectionHost(Protocol):
 
     def action_received(self, conn: "BotConnection", action: Action) -> None: ...
 
+    def connection_alive(self, conn: "BotConnection") -> None: ...
+
     def connection_closed(self, conn: "BotConnection") -> None: ...
 
 
@@ -87,6 +89,9 @@ class BotConnection(asyncio.Protocol):
         self.closed = False
         self.closed_event = asyncio.Event()
         self._seated: Any = None
+        # Set by a table whose seat went to autopilot for timeouts: the lobby
+        # does not seat it again until it sends a valid message.
+        self.awaiting_life = False
         self.peer = "?"
         self.address = "?"  # the peer's host, what per-address limits count
         # What the host's connection caps count for this connection.
@@ -203,11 +208,13 @@ class BotConnection(asyncio.Protocol):
                       f"more than {self._max_write_buffer} bytes sent to this connection are "
                       "unread; it reads too slowly to play; connection closed")
 
-    def send_error(self, code: ErrorCode, message: str, request_id: int | None = None) -> None:
-        wire: dict[str, Any] = {"type": "error", "code": str(code), "message": message}
-        if request_id is not None:
-            wire["id"] = request_id
-        self.send(wire)
+    def send_message(self, message: Any) -> None:
+        """Send a typed message of ``protocol.messages`` (anything with ``to_wire``)."""
+        self.send(message.to_wire())
+
+    def send_error(self, code: ErrorCode, message: str, request_id: int | None = None,
+                   match: str | None = None) -> None:
+        self.send_message(Error(code, message, request_id, match))
 
     def fail(self, code: ErrorCode, message: str, **fields: Any) -> None:
         """Send a closing error and close this connection (only this one)."""
@@ -334,6 +341,9 @@ class BotConnection(asyncio.Protocol):
             self.log.info("malformed_message", error=exc.message)
             self.fail(exc.code, exc.message + "; connection closed")
             return
+        if self.awaiting_life:
+            self.awaiting_life = False
+            self.host.connection_alive(self)
         if isinstance(parsed, Action):
             self.host.action_received(self, parsed)
         elif isinstance(parsed, Bye):

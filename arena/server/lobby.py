@@ -88,7 +88,7 @@ class Lobby:
         async with self._changed:
             while True:
                 for conn in self._idle.values():
-                    if conn.bot == bot and not conn.closed:
+                    if conn.bot == bot and not conn.closed and not conn.awaiting_life:
                         self.remove(conn)
                         return conn
                 left = deadline - time.monotonic()
@@ -106,8 +106,17 @@ class Lobby:
 
         asyncio.get_running_loop().create_task(wake())
 
+    def alive(self, conn: "BotConnection") -> None:
+        """A connection that was awaiting life spoke: it may be seated again."""
+        if conn.id in self._idle:
+            self._notify()
+            self._matchmake()
+
     def _candidates(self) -> list["BotConnection"]:
-        return [c for c in self._idle.values() if not c.closed and c.bot not in self.reserved]
+        # Not awaiting_life: a bot that let its seat time out to autopilot
+        # is not seated again until it shows it is alive.
+        return [c for c in self._idle.values()
+                if not c.closed and c.bot not in self.reserved and not c.awaiting_life]
 
     def _matchmake(self) -> None:
         if not self.matchmaking:

@@ -7,7 +7,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from arena.games.base import Action, HouseBot
+from arena.games.base import HouseBot
 from arena.storage.base import SeatFaults
 
 if TYPE_CHECKING:
@@ -22,6 +22,8 @@ class SeatKind(str, enum.Enum):
 class AutopilotReason(str, enum.Enum):
     DISCONNECTED = "disconnected"
     TIMEOUTS = "timeouts"
+    # (the ``autopilot`` event's reason ``returned`` says a seat's bot is
+    # back: the seat is then no longer on autopilot)
 
 
 @dataclass
@@ -41,12 +43,6 @@ class Seat:
     latencies_ms: list[float] = field(default_factory=list)
     issued: set[int] = field(default_factory=set)  # request ids sent here
 
-    @property
-    def asks_remote(self) -> bool:
-        """Whether this seat's decisions go to a connected bot."""
-        return (self.kind is SeatKind.REMOTE and self.autopilot is None
-                and self.conn is not None and not self.conn.closed)
-
     def faults(self) -> SeatFaults:
         return SeatFaults(timeouts=self.timeouts, illegal=self.illegal,
                           disconnects=self.disconnects, autopilot=self.autopilot is not None)
@@ -57,20 +53,18 @@ class Seat:
 
 @dataclass(slots=True)
 class PendingRequest:
-    """A request sent to a seat and not yet applied.
+    """A request sent to a seat and not answered yet (one per seat at most).
 
-    ``settled`` is set once its action is known (the bot's answer, the
-    default at the deadline, or the autopilot's choice); the table applies
-    it right away or, when it is settled from a timer or a disconnect, on
-    the loop's next turn.
+    ``legal`` is what the seat's house bot gets as its second argument if
+    it has to answer instead: the request's ``legal`` list, or its
+    ``constraints`` for a game without one.
     """
 
     id: int
     seat: int
     phase: str
-    legal: list[Action]
+    legal: Any
     wire: dict[str, Any]
-    sent_at: float  # loop time
+    sent_at: float  # the session's clock
     deadline_s: float
-    deadline_at: float  # loop time
-    settled: tuple[Action, str] | None = None  # (action, source)
+    deadline_at: float  # the session's clock

@@ -252,9 +252,13 @@ class ArenaServer:
         if table is None or table.match_id != action.match:
             self.metrics.error(ErrorCode.UNKNOWN_REQUEST.value)
             conn.send_error(ErrorCode.UNKNOWN_REQUEST,
-                            f"this connection holds no seat in match {action.match!r}", action.id)
+                            f"this connection holds no seat in match {action.match!r}", action.id,
+                            match=action.match)
             return
         table.answer(conn, action.match, action.id, action.action)
+
+    def connection_alive(self, conn: BotConnection) -> None:
+        self.lobby.alive(conn)
 
     def connection_closed(self, conn: BotConnection) -> None:
         self._connections.discard(conn)
@@ -347,7 +351,7 @@ class ArenaServer:
                                               cfg.timeouts_before_autopilot),
                       writer=self.writer, hub=self.hub, metrics=self.metrics,
                       tournament_id=tournament_id, seed=seed, on_seat_released=self._release,
-                      slot=slot)
+                      abandon_grace_s=cfg.abandon_grace_s, slot=slot)
         self.tables[table.match_id] = table
         return table
 

@@ -1,34 +1,33 @@
-"""A table runs one match: it asks seats for decisions and forwards events.
+"""A table runs one match: the asyncio driver of a :class:`MatchSession`.
 
-Game-neutral: everything about the game comes from the engine
-(``arena.games.base.GameEngine``). Data flows one way: bot answers arrive via
-:meth:`Table.answer`, the engine turns actions into events, and the table
-sends each event to the seats that may see it, to storage (its full record)
-and to the live hub (its public form).
-
-Time: each request's deadline is ``decision_ms`` plus what is left of the
-seat's bank; time beyond ``decision_ms`` is taken from the bank. At the
-deadline the engine's default action is applied and every seat gets a
-``timeout`` event. Disconnects and repeated timeouts put the seat on
-autopilot (its house bot) for the rest of the match; a bot that reconnects
-with the same token gets the seat back.
+The rules of the match (requests, deadlines, the bank, autopilot, returns,
+what each seat sees) live in the sans-IO session (``arena.server.session``);
+the table only moves things between it and the world: bot answers and
+drops in, bytes out to the connections, records to the store writer,
+public events to the live hub, one loop timer at the session's next
+deadline, and house moves on the loop's next turn.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 import structlog
 
-from arena.games.base import Action, GameEngine, GameEvent, GameSpec, IllegalActionError
-from arena.server.seats import AutopilotReason, PendingRequest, Seat, SeatKind
-from arena.storage.base import MatchRecord, MatchStatus
-from arena.storage.writer import encode_record
-from protocol.codec import Encoding, Envelope, encode
-from protocol.deals import commitment, new_salt
+from arena.games.base import Action, GameEngine, GameSpec
+from arena.server.seats import AutopilotReason, Seat, SeatKind
+from arena.server.session import (
+    FLUSH_AT_EVENTS,
+    FLUSH_KINDS,
+    Limits,
+    MatchSession,
+    ServerEvent,
+    SessionState,
+)
+from arena.storage.base import MatchRecord, MatchStatus, StorageError
 from protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -37,56 +36,35 @@ if TYPE_CHECKING:
     from arena.storage.writer import StoreWriter
     from arena.web.live import LiveHub
 
+__all__ = ["FLUSH_AT_EVENTS", "FLUSH_KINDS", "Limits", "ServerEvent", "Table"]
+
 log = structlog.get_logger("arena.table")
 
-# Events for a seat wait in its buffer and go out in one write: with its
-# next request, at the end of every hand, at a timeout or autopilot, or once
-# this many are waiting. A bot needs them before it acts, not sooner; one
-# write per seat per hand instead of one per event keeps many tables cheap.
-FLUSH_AT_EVENTS = 32
-FLUSH_KINDS = frozenset({"hand_end", "round_end", "timeout", "autopilot"})
+# After the store failed to create a match, its bots wait this long before
+# they go back to the lobby: matchmaking would otherwise start the next
+# doomed table at once, again and again, while the disk is full.
+STORE_RETRY_S = 1.0
 
-
-class MatchAbandonedError(Exception):
-    """Every remote bot left: nobody is left to play for, so the match is
-    aborted (it never counts) instead of being finished by autopilots."""
-
-
-class ServerEvent:
-    """An event the server adds (commit, timeout, autopilot): public."""
-
-    __slots__ = ("kind", "payload")
-
-    def __init__(self, kind: str, **fields: Any) -> None:
-        self.kind = kind
-        self.payload = {"kind": kind, **fields}
-
-    def for_seat(self, seat: int) -> dict[str, Any]:
-        return self.payload
-
-    def for_public(self) -> dict[str, Any]:
-        return self.payload
-
-    def for_record(self) -> dict[str, Any]:
-        return self.payload
-
-
-@dataclass(frozen=True)
-class Limits:
-    decision_ms: int
-    bank_ms: int
-    timeouts_before_autopilot: int = 3
-
-    def to_wire(self) -> dict[str, int]:
-        return {"decision_ms": self.decision_ms, "bank_ms": self.bank_ms}
+_STORE_FAILURES = (OSError, sqlite3.Error, StorageError)
 
 
 class Table:
+    """Plays one match between connections, a store writer and a live hub.
+
+    ``run()`` creates the match row, starts the session and awaits its end;
+    every other entry point (``answer``, ``seat_disconnected``,
+    ``reattach``) is a plain call from the connection layer that feeds the
+    session and then moves its output (``_pump``). A bot's answer is
+    applied inside ``answer`` and the next request goes out in the same
+    call: a decision costs no future, task wake-up or timer of its own.
+    """
+
     def __init__(self, *, match_id: str, spec: GameSpec, engine: GameEngine, seats: list[Seat],
                  limits: Limits, writer: "StoreWriter", hub: "LiveHub | None" = None,
                  metrics: "Metrics | None" = None, tournament_id: str | None = None,
-                 seed: str | None = None, slot: tuple[str, int] | None = None,
-                 on_seat_released: Callable[["BotConnection"], None] | None = None) -> None:
+                 seed: str | None = None,
+                 on_seat_released: Callable[["BotConnection"], None] | None = None,
+                 abandon_grace_s: float = 5.0, slot: tuple[str, int] | None = None) -> None:
         self.match_id = match_id
         self.spec = spec
         self.engine = engine
@@ -99,23 +77,22 @@ class Table:
         self.seed = seed
         self.slot = slot  # (tournament id, slot index), completed by finish_match
         self._on_seat_released = on_seat_released
+        self.session = MatchSession(
+            match_id=match_id, game=spec.name, engine=engine, seats=seats, limits=limits,
+            encodings=[seat.conn.encoding if seat.conn is not None and not seat.conn.closed
+                       else None for seat in seats],
+            abandon_grace_s=abandon_grace_s, metrics=metrics)
         self._seq = 0
-        self._records: list[str] = []  # the next seqs' events as JSON, not yet persisted
-        self._next_id = 1
-        self._pending: PendingRequest | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._done: "asyncio.Future[None] | None" = None
         self._timer: asyncio.TimerHandle | None = None
-        self._salts: dict[tuple[int, int], str] = {}
-        self._out: list[list[bytes]] = [[] for _ in seats]
-        self._envelope = Envelope({"type": "event", "match": match_id}, "event")
+        self._house_scheduled = False
+        self._pumping = False
         self.finished = asyncio.Event()
         self.result: dict[str, Any] | None = None
         self.aborted: str | None = None
-        self._abandoned = False
         self.log = log.bind(match=match_id)
         for seat in seats:
-            seat.bank_ms = float(limits.bank_ms)
             if seat.conn is not None:
                 seat.conn.seated = self
 
@@ -126,12 +103,18 @@ class Table:
 
     async def run(self) -> dict[str, Any] | None:
         """Play the match to its end; return the result (protocol §6), or
-        None if it was abandoned by every bot."""
+        None if it was aborted (abandoned, not played, or not storable)."""
         started = time.time()
-        await self.writer.create_match(MatchRecord(
-            id=self.match_id, game=self.spec.name, players=self.players, rules=self.engine.rules,
-            limits=self.limits.to_wire(), status=MatchStatus.RUNNING, started_at=started,
-            tournament_id=self.tournament_id, seed=self.seed))
+        self._loop = loop = asyncio.get_running_loop()
+        try:
+            await self.writer.create_match(MatchRecord(
+                id=self.match_id, game=self.spec.name, players=self.players,
+                rules=self.engine.rules, limits=self.limits.to_wire(),
+                status=MatchStatus.RUNNING, started_at=started,
+                tournament_id=self.tournament_id, seed=self.seed))
+        except _STORE_FAILURES as exc:
+            await self._not_created(exc)
+            return None
         if self.metrics is not None:
             self.metrics.tables_running += 1
         if self.hub is not None:
@@ -140,20 +123,16 @@ class Table:
                 "tournament_id": self.tournament_id, "started_at": started})
         self.log.info("match_started", players=self.players)
         try:
-            for seat in self.seats:
-                self._send_match_start(seat)
-            self._loop = loop = asyncio.get_running_loop()
             self._done = loop.create_future()
             try:
-                self._emit(self.engine.start())
-                self._advance()
-                await self._done  # the match is played by callbacks (see "the match loop")
+                self._step(self.session.start)
+                await self._done
             finally:
-                self._stop_asking()
+                self._stop_timer()
+            if self.session.state is SessionState.ABORTED:
+                await self._abort(self.session.abort_reason or "aborted")
+                return None
             return await self._finish()
-        except MatchAbandonedError:
-            await self._abort("every bot disconnected")
-            return None
         except asyncio.CancelledError:
             await self._abort("server shutting down")
             raise
@@ -172,176 +151,124 @@ class Table:
         seat = self._seat_of(conn)
         if seat is None:
             conn.send_error(ErrorCode.UNKNOWN_REQUEST,
-                            f"this connection holds no seat in match {match!r}", request_id)
+                            f"this connection holds no seat in match {match!r}", request_id,
+                            match=match)
             return
-        pending = self._pending
-        if (pending is None or pending.id != request_id or pending.seat != seat.index
-                or pending.settled is not None):  # settled, not yet applied
-            if request_id in seat.issued:
-                self._error(conn, ErrorCode.LATE,
-                            f"request {request_id} is already settled; answer ignored", request_id)
-            else:
-                self._error(conn, ErrorCode.UNKNOWN_REQUEST,
-                            f"request {request_id} was never sent to seat {seat.index}", request_id)
-            return
+        # _step by hand: this runs once per decision.
         try:
-            canonical = self.engine.check_action(action)
-        except IllegalActionError as exc:
-            seat.illegal += 1
-            if self.metrics is not None:
-                self.metrics.illegal()
-            self._error(conn, ErrorCode.ILLEGAL_ACTION,
-                        f"{exc}; answer again before the deadline", request_id)
-            return
-        elapsed_ms = (self._loop.time() - pending.sent_at) * 1000.0  # type: ignore[union-attr]
-        seat.latencies_ms.append(round(elapsed_ms, 3))
-        self._charge_bank(seat, elapsed_ms)
-        seat.consecutive_timeouts = 0
-        pending.settled = (canonical, "bot")
-        # Applied at once: nothing else has to reach the seats before it.
-        self._step(self._apply_settled)
+            self.session.answer(seat.index, request_id, action, self._now())
+            self._pump()
+        except Exception as exc:
+            self._failed(exc)
 
     def seat_disconnected(self, conn: "BotConnection") -> None:
         seat = self._seat_of(conn)
         if seat is None or self.finished.is_set():
             return
         seat.conn = None
-        seat.disconnects += 1
-        self.log.info("seat_disconnected", seat=seat.index, bot=seat.name)
-        if all(s.kind is SeatKind.HOUSE or s.conn is None for s in self.seats):
-            self._abandoned = True
-            pending = self._pending
-            if pending is not None and pending.settled is None:
-                self._fail(MatchAbandonedError())
-            return
-        if seat.autopilot is None:
-            self._start_autopilot(seat, AutopilotReason.DISCONNECTED)
+        self._step(self.session.disconnect, seat.index)
 
     def reattach(self, conn: "BotConnection") -> bool:
-        """Give a reconnecting bot its seat back (same token, seat unattended)."""
-        if self.finished.is_set() or conn.identity is None:
+        """Give a reconnecting bot its seat back (same token), whether the
+        seat was left or put on autopilot for timeouts."""
+        if self.finished.is_set() or conn.identity is None or self.session.over:
             return False
         for seat in self.seats:
+            old = seat.conn
             if (seat.kind is SeatKind.REMOTE and seat.token_hash == conn.identity.token_hash
-                    and (seat.conn is None or seat.conn.closed)
-                    and seat.autopilot is not AutopilotReason.TIMEOUTS):
+                    and (old is None or old.closed or seat.autopilot is AutopilotReason.TIMEOUTS)
+                    and old is not conn):
+                if old is not None and old.seated is self:
+                    old.seated = None
+                    if not old.closed and self._on_seat_released is not None:
+                        self._on_seat_released(old)
                 seat.conn = conn
-                seat.autopilot = None
                 conn.seated = self
-                self.log.info("seat_reattached", seat=seat.index, bot=seat.name)
-                self._send_match_start(seat)
-                pending = self._pending
-                if pending is not None and pending.seat == seat.index:
-                    self._send_request(seat, pending, resend=True)
+                self._step(self.session.reconnect, seat.index, conn.encoding)
                 return True
         return False
 
     def holds(self, conn: "BotConnection") -> bool:
         return self._seat_of(conn) is not None
 
-    # -- the match loop ---------------------------------------------------------
-    # A plain callback state machine, not a coroutine awaiting each decision:
-    # a bot's answer is applied inside ``answer`` and the next request goes
-    # out in the same call, so a decision costs no future, task wake-up or
-    # timer of its own. ``run`` awaits ``_done``, which every step resolves
-    # (the match is over) or fails (an error, or every bot has left).
-    #
-    #   _advance -> remote seat: _ask; then answer (at once), or _deadline /
-    #               _start_autopilot (next loop turn) -> _apply_settled
-    #            -> house seat: _house_move (next loop turn)
-    #   both end in _decide: apply the action, _emit its events, _advance.
+    # -- driving the session ---------------------------------------------------
+    def _now(self) -> float:
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        return loop.time()
 
     def _step(self, fn: Callable[..., None], *args: Any) -> None:
-        """Run one step of the match; an error ends the match (``run`` sees it)."""
-        done = self._done
-        if done is None or done.done():
-            return  # over, cancelled or failed: late callbacks do nothing
+        """Feed the session one input, then move its output; an error ends
+        the match (``run`` sees it)."""
         try:
-            fn(*args)
+            fn(*args, self._now())
+            self._pump()
         except Exception as exc:
-            self._fail(exc)
+            self._failed(exc)
 
-    def _fail(self, exc: Exception) -> None:
-        if self._done is not None and not self._done.done():
-            self._done.set_exception(exc)
+    def _failed(self, exc: Exception) -> None:
+        done = self._done
+        if done is not None and not done.done():
+            done.set_exception(exc)
+        elif done is None:
+            raise exc
 
-    def _advance(self) -> None:
-        """Ask for the next decision, or end the match."""
-        if self._abandoned:
-            raise MatchAbandonedError()
-        engine = self.engine
-        if engine.finished:
-            self._done.set_result(None)  # type: ignore[union-attr]
-            return
-        seat = self.seats[engine.current_seat]  # type: ignore[index]
-        if seat.asks_remote:
-            self._ask(seat)
-        else:
+    def _pump(self) -> None:
+        """Move the session's output: bytes to connections, records to the
+        writer, public events to the hub; arm the timer and house moves."""
+        if self._pumping:
+            return  # a send dropped a connection: the running pump sends on
+        session = self.session
+        sends = session.outgoing
+        if sends:
+            self._pumping = True
+            seats = self.seats
+            try:
+                i = 0
+                while i < len(sends):  # what a dropped connection adds comes last
+                    code = sends[i]  # seat * 2, + 1 when it ends with a request
+                    conn = seats[code >> 1].conn
+                    if conn is not None and not conn.closed:
+                        conn.send_bytes(sends[i + 1])
+                        if code & 1:
+                            conn.grant()
+                    i += 2
+            finally:
+                sends.clear()
+                self._pumping = False
+        records = session.records
+        if records:
+            # One clock read per step, not per record; the writer copies them.
+            self.writer.append_encoded_nowait(self.match_id, self._seq, time.time(), records)
+            self._seq += len(records)
+            records.clear()
+        public = session.public
+        if public:
+            if self.hub is not None:
+                self.hub.match_events(self.match_id, public)
+            public.clear()
+        if session.house_due and not self._house_scheduled:
             # On the loop's next turn: other tables and connections run
             # between house moves.
-            self._loop.call_soon(self._step, self._house_move, seat)  # type: ignore[union-attr]
+            self._house_scheduled = True
+            self._loop.call_soon(self._house_turn)  # type: ignore[union-attr]
+        at = session.next_deadline()
+        if at is not None:
+            self._arm_timer(at)
+        if session.over:
+            done = self._done
+            if done is not None and not done.done():
+                done.set_result(None)
 
-    def _house_move(self, seat: Seat) -> None:
-        engine = self.engine
-        if engine.finished:  # cannot happen; end the match rather than hang
-            self._advance()
-            return
-        phase = engine.phase or ""
-        action = seat.house(phase, engine.legal_actions(), engine.observation(seat.index))
-        self._decide(seat, phase, action, "house" if seat.kind is SeatKind.HOUSE else "autopilot")
-
-    def _decide(self, seat: Seat, phase: str, action: Action, source: str) -> None:
-        if source in ("default", "autopilot"):
-            # The engine's own records carry every action; this one says
-            # who chose it when it was not the seat's bot or house bot.
-            self._record({"kind": "action", "seat": seat.index, "phase": phase,
-                          "action": action, "source": source})
-        if self.metrics is not None:
-            self.metrics.decision()
-        self._emit(self.engine.apply(action))
-        self._advance()
-
-    def _ask(self, seat: Seat) -> None:
-        loop = self._loop
-        assert loop is not None
-        request_id = self._next_id
-        self._next_id += 1
-        phase = self.engine.phase or ""
-        deadline_ms = self.limits.decision_ms + int(seat.bank_ms)
-        legal = self.engine.legal_actions()
-        wire = {"type": "request", "match": self.match_id, "id": request_id, "phase": phase,
-                "deadline_ms": deadline_ms, "legal": legal,
-                "state": self.engine.observation(seat.index)}
-        now = loop.time()
-        deadline_s = deadline_ms / 1000.0
-        pending = PendingRequest(id=request_id, seat=seat.index, phase=phase, legal=legal,
-                                 wire=wire, sent_at=now, deadline_s=deadline_s,
-                                 deadline_at=now + deadline_s)
-        seat.issued.add(request_id)
-        self._pending = pending
-        self._arm_timer(pending.deadline_at)
-        self._send_request(seat, pending)
-
-    def _apply_settled(self) -> None:
-        pending = self._pending
-        if pending is None or pending.settled is None:
-            return
-        self._pending = None
-        action, source = pending.settled
-        self._decide(self.seats[pending.seat], pending.phase, action, source)
-
-    def _settle_later(self, pending: PendingRequest, action: Action, source: str) -> None:
-        """Settle from a timer or a disconnect; applied on the loop's next
-        turn, after whatever the caller still emits (``timeout``,
-        ``autopilot``), so those events come before the action's."""
-        if pending.settled is None:
-            pending.settled = (action, source)
-            self._loop.call_soon(self._step, self._apply_settled)  # type: ignore[union-attr]
+    def _house_turn(self) -> None:
+        self._house_scheduled = False
+        self._step(self.session.play_house)
 
     # One deadline timer per table, reused: requests follow each other much
     # faster than deadlines pass, so instead of a timer per request the timer
-    # stays armed and, when it fires early (armed for an earlier request), is
-    # moved to the current request's deadline.
+    # stays armed and, when it fires early (armed for an earlier request),
+    # the session finds nothing due and the timer moves on.
     def _arm_timer(self, at: float) -> None:
         timer = self._timer
         if timer is not None:
@@ -352,176 +279,42 @@ class Table:
 
     def _on_timer(self) -> None:
         timer, self._timer = self._timer, None
-        pending = self._pending
-        if timer is None or pending is None or pending.settled is not None:
+        if timer is None:
             return
-        if timer.when() < pending.deadline_at:
-            self._arm_timer(pending.deadline_at)
-        else:
-            self._step(self._deadline, pending)
+        # The loop runs a timer up to its clock resolution early: it is due.
+        when = timer.when()
+        before = [seat.autopilot for seat in self.seats]
+        try:
+            self.session.deadline(max(self._now(), when))
+            self._pump()
+        except Exception as exc:
+            self._failed(exc)
+        for seat, was in zip(self.seats, before):
+            # Put on autopilot for timeouts just now: its connection is not
+            # seated again until it shows it is alive.
+            if (seat.autopilot is AutopilotReason.TIMEOUTS and was is not seat.autopilot
+                    and seat.conn is not None):
+                seat.conn.awaiting_life = True
 
-    def _stop_asking(self) -> None:
+    def _stop_timer(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        self._pending = None
 
-    def _deadline(self, pending: PendingRequest) -> None:
-        seat = self.seats[pending.seat]
-        seat.timeouts += 1
-        seat.consecutive_timeouts += 1
-        seat.bank_ms = 0.0
-        if self.metrics is not None:
-            self.metrics.timeout()
-        self.log.info("decision_timeout", seat=seat.index, bot=seat.name, phase=pending.phase)
-        self._settle_later(pending, self.engine.default_action(), "default")
-        self._emit([ServerEvent("timeout", seat=seat.index, phase=pending.phase)])
-        if seat.consecutive_timeouts >= self.limits.timeouts_before_autopilot:
-            self._start_autopilot(seat, AutopilotReason.TIMEOUTS)
-
-    def _start_autopilot(self, seat: Seat, reason: AutopilotReason) -> None:
-        seat.autopilot = reason
-        self.log.info("autopilot", seat=seat.index, bot=seat.name, reason=reason.value)
-        self._emit([ServerEvent("autopilot", seat=seat.index, reason=reason.value)])
-        pending = self._pending
-        if pending is not None and pending.seat == seat.index and pending.settled is None:
-            engine = self.engine
-            action = seat.house(pending.phase, pending.legal, engine.observation(seat.index))
-            self._settle_later(pending, action, "autopilot")
-
-    def _charge_bank(self, seat: Seat, elapsed_ms: float) -> None:
-        over = elapsed_ms - self.limits.decision_ms
-        if over > 0:
-            seat.bank_ms = max(0.0, seat.bank_ms - over)
-
-    # -- sending ---------------------------------------------------------------
-    def _emit(self, events: list[GameEvent]) -> None:
-        """Forward events: each seat what it may see, storage everything,
-        spectators the public form. Each distinct payload is encoded once
-        per encoding for all seats, and each record once as JSON (storage
-        and the live hub share that text when the public form is the record)."""
-        records = self._records
-        public_log: list[tuple[dict[str, Any], str | None]] = []
-        # The seats to send to, with their encodings (fixed for this call).
-        targets = [(seat.index, conn.encoding) for seat in self.seats
-                   if (conn := seat.conn) is not None and not conn.closed]
-        out = self._out
-        frame = self._envelope.frame
-        flush = False
-        for event in events:
-            if event.kind == "deal":
-                records.append(encode_record(event.for_record()))
-                event = self._commit(event)
-            record = event.for_record()
-            text = encode_record(record)
-            records.append(text)
-            public = event.for_public()
-            if public is not None:
-                public_log.append((public, text if public is record else None))
-            # A public event gives every seat the same dict: encoded once.
-            last: Any = None
-            last_encoding: Any = None
-            data = b""
-            for index, encoding in targets:
-                payload = event.for_seat(index)
-                if payload is None:
-                    continue
-                if payload is not last or encoding is not last_encoding:
-                    data = frame(payload, encoding)
-                    last, last_encoding = payload, encoding
-                chunks = out[index]
-                chunks.append(data)
-                if len(chunks) >= FLUSH_AT_EVENTS:
-                    flush = True
-            if event.kind in FLUSH_KINDS:
-                flush = True
-        if public_log and self.hub is not None:
-            self.hub.match_events(self.match_id, public_log)
-        if flush:
-            self._flush()
-        self._persist()
-
-    def _flush(self) -> None:
-        for seat in self.seats:
-            chunks = self._out[seat.index]
-            if not chunks:
-                continue
-            if seat.conn is not None and not seat.conn.closed:
-                seat.conn.send_bytes(b"".join(chunks) if len(chunks) > 1 else chunks[0])
-            chunks.clear()
-
-    def _send_request(self, seat: Seat, pending: PendingRequest, *, resend: bool = False) -> None:
-        conn = seat.conn
-        if conn is None or conn.closed:
-            return
-        wire = pending.wire
-        if resend:  # to a reconnected bot: only the time that is left
-            remaining_ms = max(0, int(pending.deadline_s * 1000 - (
-                asyncio.get_running_loop().time() - pending.sent_at) * 1000))
-            wire = {**wire, "deadline_ms": remaining_ms}
-        chunks = self._out[seat.index]
-        chunks.append(self._envelope.encode(wire, conn.encoding))
-        conn.send_bytes(b"".join(chunks))
-        chunks.clear()
-        conn.grant()
-
-    def _send_match_start(self, seat: Seat) -> None:
-        if seat.conn is None:
-            return
-        seat.conn.send({"type": "match_start", "match": self.match_id, "game": self.spec.name,
-                        "seat": seat.index, "players": self.players, "rules": self.engine.rules,
-                        "limits": self.limits.to_wire()})
-
-    def _error(self, conn: "BotConnection", code: ErrorCode, message: str,
-               request_id: int | None) -> None:
-        if self.metrics is not None:
-            self.metrics.error(code.value)
-        conn.send_error(code, message, request_id)
-
-    def _commit(self, deal_event: GameEvent) -> ServerEvent:
-        deal = deal_event.deal  # type: ignore[attr-defined]
-        salt = new_salt()
-        self._salts[(deal.round, deal.hand)] = salt
-        return ServerEvent("commit", round=deal.round, hand=deal.hand,
-                           commitment=commitment(salt, deal.deck))
-
-    def _reveal(self) -> list[dict[str, Any]]:
-        return [{"round": d.round, "hand": d.hand, "salt": self._salts[(d.round, d.hand)],
-                 "deck": list(d.deck)} for d in self.engine.deals()]
-
-    # -- storage ---------------------------------------------------------------
-    def _record(self, data: dict[str, Any]) -> None:
-        self._records.append(encode_record(data))
-
-    def _persist(self) -> None:
-        """Hand the records of one step to storage, numbered and stamped
-        together (one clock read per decision, not per record)."""
-        records = self._records
-        if records:
-            self.writer.append_encoded_nowait(self.match_id, self._seq, time.time(), records)
-            self._seq += len(records)
-            self._records = []
-
+    # -- storage and the end ---------------------------------------------------
     async def _finish(self) -> dict[str, Any]:
-        result = self.engine.result()
-        reveal = self._reveal()
-        self._flush()
-        self._persist()
+        session = self.session
+        result = session.result
+        assert result is not None and session.reveal is not None
+        self._pump()
         await self.writer.finish_match(
-            self.match_id, result=result, reveal=reveal,
+            self.match_id, result=result, reveal=session.reveal,
             faults=[seat.faults() for seat in self.seats],
             latency_ms=[seat.latencies_ms for seat in self.seats], finished_at=time.time(),
             slot=self.slot)
         self.result = result
-        message = {"type": "match_end", "match": self.match_id, "result": result, "reveal": reveal}
-        encoded: dict[Encoding, bytes] = {}
-        for seat in self.seats:
-            conn = seat.conn
-            if conn is not None and not conn.closed:
-                data = encoded.get(conn.encoding)
-                if data is None:
-                    data = encoded[conn.encoding] = encode(message, conn.encoding)
-                conn.send_bytes(data)
+        session.finish()
+        self._pump()
         if self.metrics is not None:
             self.metrics.match_finished()
         if self.hub is not None:
@@ -532,8 +325,8 @@ class Table:
 
     async def _abort(self, reason: str) -> None:
         self.aborted = reason
-        self._flush()
-        self._persist()
+        self.session.abort(reason)
+        self._pump()
         try:
             await asyncio.shield(self.writer.abort_match(
                 self.match_id, reason, faults=[seat.faults() for seat in self.seats]))
@@ -544,6 +337,20 @@ class Table:
         if self.hub is not None:
             self.hub.match_ended(self.match_id, {"aborted": reason, "players": self.players})
         self.log.warning("match_aborted", reason=reason)
+
+    async def _not_created(self, exc: BaseException) -> None:
+        """The store could not create the match: nothing was sent, nothing
+        counts; the bots go back to the lobby after a pause (the writer logs
+        the failure once, when the store starts failing)."""
+        self.aborted = f"the store could not create the match: {exc}"
+        self.log.warning("match_not_created", cause=f"{type(exc).__name__}: {exc}")
+        self.session.abort(self.aborted)
+        try:
+            if STORE_RETRY_S > 0:
+                await asyncio.sleep(STORE_RETRY_S)
+        finally:
+            self._release_seats()
+            self.finished.set()
 
     def _release_seats(self) -> None:
         for seat in self.seats:
@@ -558,4 +365,3 @@ class Table:
             if seat.conn is conn:
                 return seat
         return None
-

@@ -20,6 +20,10 @@ One dedicated thread executes every store call, strictly in submission order.
 * A batch the store refuses (e.g. a seq gap) is logged; the next
   ``finish_match`` of that match raises :class:`EventLogError`, because a
   match whose log is incomplete cannot be replayed and must not count.
+* ``healthy`` / ``last_error`` say whether the last write reached the disk:
+  false, with the cause, once a write fails with an OS or SQLite error (disk
+  full, read-only), true again after the next successful write. The change
+  is logged once each way (``storage.failing``, ``storage.recovered``).
 * Reads for the web may call the store directly (SQLite readers never wait
   for the writer) or ``await writer.read(fn, *args)`` to keep the loop free.
 """
@@ -29,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import json
 import queue
+import sqlite3
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -93,6 +98,18 @@ class EventLogError(StorageError):
     """Some events of a match could not be stored; it must not be finished."""
 
 
+def store_failure(exc: BaseException | None) -> BaseException | None:
+    """The OS or SQLite error behind ``exc`` (disk full, read-only, I/O),
+    or None when ``exc`` is a refusal of what was asked (a duplicate, an
+    unknown match): only the former says the store itself is failing."""
+    while exc is not None:
+        if isinstance(exc, OSError) or (isinstance(exc, sqlite3.Error)
+                                        and not isinstance(exc, sqlite3.IntegrityError)):
+            return exc
+        exc = exc.__cause__
+    return None
+
+
 @dataclass
 class _Job:
     fn: Callable[..., Any]
@@ -127,6 +144,9 @@ class StoreWriter:
         self._timer: asyncio.TimerHandle | None = None
         self._failed: dict[str, Exception] = {}
         self._closed = False
+        # Whether the last write reached the disk; the health endpoint reads them.
+        self.healthy = True
+        self.last_error: str | None = None
         self.batches_written = 0  # counters for tests and the admin page
         self.events_written = 0
 
@@ -155,6 +175,8 @@ class StoreWriter:
         if job.n_events:
             self._backlog -= job.n_events
             asyncio.ensure_future(self._notify_room())
+        if job.future is not None:  # a batch reports its health in _note_batch
+            self._note_health(store_failure(exc))
         if job.future is not None and not job.future.done():
             if exc is not None:
                 job.future.set_exception(exc)
@@ -263,6 +285,23 @@ class StoreWriter:
         self.events_written += n_written
         for match_id, exc in failed.items():
             self._failed.setdefault(match_id, exc)
+        failures = [f for f in map(store_failure, failed.values()) if f is not None]
+        if failures:
+            self._note_health(failures[0])
+        elif n_written:
+            self._note_health(None)
+
+    def _note_health(self, failure: BaseException | None) -> None:
+        """Logged once per change: a full disk fails every write."""
+        if failure is None:
+            if not self.healthy:
+                log.info("storage.recovered")
+            self.healthy, self.last_error = True, None
+            return
+        text = f"{type(failure).__name__}: {failure}"
+        if self.healthy:
+            log.error("storage.failing", cause=text)
+        self.healthy, self.last_error = False, text
 
     # -- calls that return once committed --------------------------------------
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -334,6 +373,8 @@ class StoreWriter:
         if failed is not None:
             raise EventLogError(f"match {match_id!r} cannot be finished: its event log is "
                                 f"incomplete ({failed})") from failed
+        # Only given when set: a store that knows no slots is called as before.
+        extra: dict[str, Any] = {} if slot is None else {"slot": slot}
         await self.call(self.store.finish_match, match_id, result=result, reveal=reveal,
                         faults=faults, latency_ms=latency_ms, finished_at=finished_at,
                         slot=slot)

@@ -241,12 +241,15 @@ async def test_three_timeouts_in_a_row_put_the_seat_on_autopilot(make_server):
     server = await make_server(house_wait_s=0.0, decision_ms=100, bank_ms=0)
     bot = await joined(server.port, "absent", JSONL)
     start = await bot.until(lambda m: m["type"] == "match_start")
+    # One answer first: a match no seat of which its own bot played does not count.
+    first = await bot.request()
+    await bot.answer(first, first["legal"][0])
     autopilot = await bot.event("autopilot", timeout=10)
     assert set(autopilot) == {"kind", "seat", "reason"} and autopilot["seat"] == start["seat"]
     assert isinstance(autopilot["reason"], str) and autopilot["reason"]
     timeouts = [m for m in bot.seen if m["type"] == "event" and m["event"]["kind"] == "timeout"]
     requests = [m for m in bot.seen if m["type"] == "request"]
-    assert len(timeouts) == 3 and len(requests) == 3
+    assert len(timeouts) == 3 and len(requests) == 4
     end = await bot.until(lambda m: m["type"] == "match_end", timeout=30)
     after = bot.seen[bot.seen.index(autopilot_message(bot)):bot.seen.index(end)]
     assert not any(m["type"] == "request" for m in after)

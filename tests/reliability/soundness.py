@@ -24,6 +24,8 @@ from typing import Any
 
 import aiohttp
 
+from arena.web.entrants import as_entrants
+
 from arena.auth import hash_token
 from arena.games.muushig.replay import replay_record
 from arena.server.server import ArenaServer
@@ -88,7 +90,8 @@ async def served_standings(server: ArenaServer) -> list[dict[str, Any]]:
 async def standings_replay(server: ArenaServer, finished: list[MatchRecord]) -> None:
     ladder = sorted((m for m in finished if m.tournament_id is None),
                     key=lambda m: (m.finished_at or 0.0, m.id))
-    recomputed = compute_standings([replayed(server, m) for m in ladder])
+    # The web shows one house entrant per strategy (house-heuristic-1…4 as one).
+    recomputed = compute_standings([as_entrants(replayed(server, m)) for m in ladder])
     served = await served_standings(server)
     assert len(served) == min(len(recomputed), 200)
     by_bot = {row.bot: {k: getattr(row, k) for k in COMPARED} for row in recomputed}

@@ -52,6 +52,10 @@ async def test_three_timeouts_in_a_row_put_the_seat_on_autopilot(make_server):
     server = await make_server(house_wait_s=0.0, decision_ms=100, bank_ms=0)
     bot = await seated(server)
     start = await bot.until(lambda m: m["type"] == "match_start")
+    # One answer, then silence: a match no seat of which its own bot played
+    # would not count at all.
+    first = await bot.request()
+    await bot.answer(first, first["legal"][0])
     autopilot = await bot.event("autopilot", timeout=20)
     assert autopilot == {"kind": "autopilot", "seat": start["seat"], "reason": "timeouts"}
     timeouts = [m for m in bot.seen if m["type"] == "event" and m["event"]["kind"] == "timeout"]

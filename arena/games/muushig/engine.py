@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.games.base import GameError, IllegalActionError, NotYourTurnError
+from arena.games.base import GameError, IllegalActionError, NotYourTurnError, SequentialGame
 from arena.games.muushig.cards import BIT, mask_cards
 from arena.games.muushig.decks import DeckSource
 from arena.games.muushig.events import (AllFolded, Deal, Decision, Exchange, HandEnd, HandStart,
@@ -31,7 +31,7 @@ from arena.games.muushig.views import match_result, observe
 from arena.games.muushig.wire import WireFace
 
 
-class MuushigEngine:
+class MuushigEngine(SequentialGame):
     """One Muushig match. Create, call ``start()``, then ``apply`` actions of
     ``current_seat`` until ``finished``.
 

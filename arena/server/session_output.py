@@ -1,0 +1,205 @@
+"""What a match session sends: per-seat bytes, records, public events.
+
+The output half of :class:`arena.server.session.MatchSession`: every event
+goes to each seat in the form it may see (buffered until the seat's next
+request, a hand's end, a timeout or autopilot), to storage as its full
+record and to spectators in its public form. A public payload is encoded
+once per encoding for all seats, each record once as JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from arena.games.base import GameEngine, GameEvent
+from arena.storage.writer import encode_record
+from protocol.codec import Encoding, Envelope
+from protocol.deals import commitment, new_salt
+from protocol.errors import ErrorCode
+from protocol.messages import Error, MatchEnd, MatchStart
+from protocol.messages import Limits as WireLimits
+
+# Events for a seat wait in its buffer and go out in one write: with its
+# next request, at the end of every hand, at a timeout or autopilot, or once
+# this many are waiting. A bot needs them before it acts, not sooner; one
+# write per seat per hand instead of one per event keeps many tables cheap.
+FLUSH_AT_EVENTS = 32
+FLUSH_KINDS = frozenset({"hand_end", "round_end", "timeout", "autopilot"})
+
+Outgoing = tuple[int, bytes, bool]  # (seat, bytes, whether they end with a request)
+
+
+class ServerEvent:
+    """An event the server adds (commit, timeout, autopilot): public."""
+
+    __slots__ = ("kind", "payload")
+
+    def __init__(self, kind: str, **fields: Any) -> None:
+        self.kind = kind
+        self.payload = {"kind": kind, **fields}
+
+    def for_seat(self, seat: int) -> dict[str, Any]:
+        return self.payload
+
+    def for_public(self) -> dict[str, Any]:
+        return self.payload
+
+    def for_record(self) -> dict[str, Any]:
+        return self.payload
+
+
+class SessionOutput:
+    """Buffers and encodes what a session sends (mixed into MatchSession)."""
+
+    match_id: str
+    game: str
+    engine: GameEngine
+    limits: Any
+    players: list[str]
+    result: dict[str, Any] | None
+    reveal: list[dict[str, Any]] | None
+
+    def __init__(self, match_id: str, encodings: list[Encoding | None]) -> None:
+        self._encodings = list(encodings)
+        self._buffers: list[list[bytes]] = [[] for _ in encodings]
+        # What to send, store and show, in order. The driver takes it from
+        # these lists and clears them: one list each for the whole match,
+        # not a new one per step, so the garbage collector has fewer
+        # containers to walk. ``outgoing`` is flat, ``code, bytes, code,
+        # bytes...`` with ``code = seat * 2 + 1`` when the bytes end with a
+        # request (no tuple per write); ``data_to_send`` decodes it.
+        self.outgoing: list[Any] = []
+        self.records: list[str] = []
+        self.public: list[tuple[dict[str, Any], str | None]] = []
+        self._salts: dict[tuple[Any, ...], str] = {}
+        self._envelope = Envelope({"type": "event", "match": match_id}, "event")
+        self._silenced = False  # after match_end: nothing more of this match
+
+    # -- outputs --------------------------------------------------------------
+    def data_to_send(self) -> list[Outgoing]:
+        """Bytes to write, in order: ``(seat, data, ends_with_request)``."""
+        flat = self.outgoing
+        sends = [(flat[i] >> 1, flat[i + 1], bool(flat[i] & 1)) for i in range(0, len(flat), 2)]
+        flat.clear()
+        return sends
+
+    def records_to_store(self) -> list[str]:
+        """Records (JSON text) for the match's log, in seq order."""
+        records = list(self.records)
+        self.records.clear()
+        return records
+
+    def public_to_show(self) -> list[tuple[dict[str, Any], str | None]]:
+        """Public events for spectators, each with its record text when the
+        public form is the record (the live hub reuses it)."""
+        public = list(self.public)
+        self.public.clear()
+        return public
+
+    # -- sending ------------------------------------------------------------------
+    def _emit(self, events: Iterable[GameEvent]) -> None:
+        """Forward events: each seat what it may see, storage everything,
+        spectators the public form. Each distinct payload is encoded once
+        per encoding for all seats, and each record once as JSON (storage
+        and the live hub share that text when the public form is the record)."""
+        records = self.records
+        public_log = self.public
+        targets = [(index, encoding) for index, encoding in enumerate(self._encodings)
+                   if encoding is not None]
+        buffers = self._buffers
+        frame = self._envelope.frame
+        flush = False
+        for event in events:
+            if event.kind == "deal":
+                records.append(encode_record(event.for_record()))
+                event = self._commit(event)
+            record = event.for_record()
+            text = encode_record(record)
+            records.append(text)
+            public = event.for_public()
+            if public is not None:
+                public_log.append((public, text if public is record else None))
+            # A public event gives every seat the same dict: encoded once.
+            last: Any = None
+            last_encoding: Any = None
+            data = b""
+            for index, encoding in targets:
+                payload = event.for_seat(index)
+                if payload is None:
+                    continue
+                if payload is not last or encoding is not last_encoding:
+                    data = frame(payload, encoding)
+                    last, last_encoding = payload, encoding
+                chunks = buffers[index]
+                chunks.append(data)
+                if len(chunks) >= FLUSH_AT_EVENTS:
+                    flush = True
+            if event.kind in FLUSH_KINDS:
+                flush = True
+        if flush:
+            self._flush_all()
+
+    def _flush_all(self) -> None:
+        sends = self.outgoing
+        for index, chunks in enumerate(self._buffers):
+            if chunks:
+                sends.append(index * 2)
+                sends.append(b"".join(chunks) if len(chunks) > 1 else chunks[0])
+                chunks.clear()
+
+    def _send_request(self, seat_index: int, wire: dict[str, Any]) -> None:
+        encoding = self._encodings[seat_index]
+        if encoding is None:
+            return
+        chunks = self._buffers[seat_index]
+        chunks.append(self._envelope.encode(wire, encoding))
+        self.outgoing.append(seat_index * 2 + 1)
+        self.outgoing.append(b"".join(chunks) if len(chunks) > 1 else chunks[0])
+        chunks.clear()
+
+    def _send_match_start(self, seat_index: int) -> None:
+        encoding = self._encodings[seat_index]
+        if encoding is None:
+            return
+        limits = WireLimits(self.limits.decision_ms, self.limits.bank_ms)
+        message = MatchStart(self.match_id, self.game, seat_index, tuple(self.players),
+                             self.engine.rules, limits).to_wire()
+        self.outgoing.append(seat_index * 2)
+        self.outgoing.append(self._envelope.encode(message, encoding))
+
+    def _error(self, seat_index: int, code: ErrorCode, message: str, request_id: int) -> None:
+        if self.metrics is not None:
+            self.metrics.error(code.value)
+        encoding = self._encodings[seat_index]
+        if encoding is not None and not self._silenced:  # sent at once, before events still buffered
+            wire = Error(code, message, request_id, self.match_id).to_wire()
+            self.outgoing.append(seat_index * 2)
+            self.outgoing.append(self._envelope.encode(wire, encoding))
+
+    def _commit(self, deal_event: GameEvent) -> ServerEvent:
+        deal = deal_event.deal  # type: ignore[attr-defined]
+        salt = new_salt()
+        self._salts[_key(deal.label)] = salt
+        return ServerEvent("commit", **deal.label, commitment=commitment(salt, deal.deck))
+
+
+    def _send_match_end(self) -> None:
+        self._silenced = True
+        message = MatchEnd(self.match_id, self.result or {}, self.reveal or []).to_wire()
+        encoded: dict[Encoding, bytes] = {}
+        for index, encoding in enumerate(self._encodings):
+            if encoding is not None:
+                data = encoded.get(encoding)
+                if data is None:
+                    data = encoded[encoding] = self._envelope.encode(message, encoding)
+                self.outgoing.append(index * 2)
+                self.outgoing.append(data)
+
+    def _reveal(self) -> list[dict[str, Any]]:
+        return [{**d.label, "salt": self._salts[_key(d.label)], "deck": list(d.deck)}
+                for d in self.engine.deals()]
+
+
+def _key(label: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(label.items())
+
