@@ -194,3 +194,26 @@ async def test_bot_stats_match_the_standings_row(watched: WatchedStore, clients)
         assert stats["standing"] == next(r for r in rows if r["bot"] == name)
         assert stats["matches"] == 4 and len(stats["rating_history"]) == 4
         assert stats["latency"]["decisions"] == 12
+
+
+def test_a_table_updated_with_new_matches_equals_one_computed_afresh(
+        watched: WatchedStore) -> None:
+    from arena.tournament.standings import compute_standings, rating_history
+    from arena.web.scopes import compute_table
+
+    for i in range(3):
+        finish_in_store(watched, make_match(f"m{i}", seed=i), finished_at=1000.0 + i)
+    first = compute_table(watched, "ladder", time.monotonic, 1)
+    for i in range(3, 6):
+        players = ["alpha", "beta", "gamma", "delta", f"new{i}"]
+        finish_in_store(watched, make_match(f"m{i}", seed=i, players=players),
+                        finished_at=1000.0 + i)
+    full_reads = watched.calls["finished_matches"]
+    updated = compute_table(watched, "ladder", time.monotonic, 2, first)
+    assert watched.calls["finished_matches"] == full_reads  # only the new matches were read
+    fresh = compute_table(watched, "ladder", time.monotonic, 3)
+    assert updated.rows == fresh.rows == [r.to_dict() for r in compute_standings(fresh.matches)]
+    assert updated.histories == fresh.histories
+    for bot, history in fresh.histories.items():
+        assert [(h["match"], h["finished_at"], h["mu"], h["sigma"]) for h in history] == \
+            rating_history(fresh.matches, bot)
