@@ -138,6 +138,18 @@ async def visit(base: str, visitors: int, interval: float, prefilled: int) -> di
 
 
 # -- one run ---------------------------------------------------------------------------
+async def warm_up(base: str) -> None:
+    """The crowd is there before the bots come, and the server has computed
+    its standings once, as a server that has been up a while has."""
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session:
+        for path in ("/api/standings", "/api/standings?scope=all", "/"):
+            async with session.get(base + path, timeout=aiohttp.ClientTimeout(600)) as r:
+                await r.read()
+
+
+
 async def play(db: Path, tables: int, matches: int, load: tuple[int, float, int] | None
                ) -> tuple[float, int, dict[str, Any] | None]:
     """(decisions per second, decisions, what the visitors saw)."""
@@ -153,7 +165,7 @@ async def play(db: Path, tables: int, matches: int, load: tuple[int, float, int]
             sys.executable, __file__, "--visit", f"http://127.0.0.1:{server.http_port}",
             "--visitors", str(n), "--interval", str(interval), "--prefill", str(prefilled),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
-        await asyncio.sleep(2 * interval)  # the crowd is there before the bots come
+        await warm_up(f"http://127.0.0.1:{server.http_port}")
     assert server.port is not None
     t0 = time.perf_counter()
     bots = await spawn_bots(server.port, tables * 5, matches)

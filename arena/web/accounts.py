@@ -148,8 +148,9 @@ async def viewer_is_admin(request: web.Request) -> bool:
     """On a public read: does the request carry the admin token? A token
     that is neither the admin's nor a bot's counts as a failed attempt (no
     free oracle for guessing the admin token); public reads need none."""
-    if "Authorization" not in request.headers:
-        return False
+    header = request.headers.get("Authorization", "")
+    if not header[:7].lower().startswith("bearer "):
+        return False  # none, or another scheme (a proxy's Basic): a plain visitor
     token = _bearer(request)
     if _is_admin(request, token):
         return True

@@ -15,7 +15,7 @@ from aiohttp import web
 from arena.storage.base import MatchStatus
 from arena.web.accounts import viewer_is_admin
 from arena.web.errors import MAX_OFFSET, ApiError, check_name, int_param, page, pagination
-from arena.web.keys import HEALTH, HUB, METRICS, QUERIES, SETTINGS, WRITER
+from arena.web.keys import HEALTH, HUB, METRICS, QUERIES, SETTINGS, WRITER, RegistrationMode
 from arena.web.live import LADDER
 from arena.web.scopes import ALL
 
@@ -64,6 +64,7 @@ async def health(request: web.Request) -> web.Response:
     return web.json_response({
         "status": "ok" if store["healthy"] else "store_failing", "time": time.time(),
         "server": settings.server_info, "registration": settings.registration.value,
+        "registration_open": settings.registration is RegistrationMode.OPEN,
         "store": store,
         "live_matches": len(hub.live_matches()), "live_viewers": hub.subscriber_count,
         "metrics": request.app[METRICS].snapshot()}, status=200 if store["healthy"] else 503)

@@ -188,3 +188,23 @@ def test_arena_serve_reads_the_token_and_mode(tmp_path: Path, monkeypatch) -> No
                      "--db", str(tmp_path / "a.db")]) == 0
     assert seen["config"].admin_token == "file-token"
     assert seen["config"].registration == "admin"
+
+
+async def test_a_proxy_login_header_does_not_count_as_a_wrong_token(store: SqliteStore,
+                                                                    clients) -> None:
+    limits = WebLimits(auth_failures_per_minute=1, auth_failure_burst=1)
+    c = await app_client(store, limits=limits)
+    clients.append(c)
+    for _ in range(3):  # a site behind a login proxy: every request carries Basic
+        response = await c.get("/api/matches", headers={"Authorization": "Basic dXNlcjpwdw=="})
+        assert response.status == 200
+
+
+async def test_unknown_tokens_on_public_reads_count_as_wrong_tokens(store: SqliteStore,
+                                                                    clients) -> None:
+    limits = WebLimits(auth_failures_per_minute=1, auth_failure_burst=2)
+    c = await app_client(store, limits=limits)
+    clients.append(c)
+    statuses = [(await c.get("/api/tournaments/x", headers=bearer("guess"))).status
+                for _ in range(3)]
+    assert statuses == [404, 404, 429]  # no free oracle for the admin token
