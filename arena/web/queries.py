@@ -37,8 +37,10 @@ from arena.storage.base import (
     TournamentStatus,
 )
 from arena.web.limits import ReadPool
-from arena.web.live import LADDER, LiveHub, public_abort_reason
+from arena.web.live import LiveHub, public_abort_reason
 from arena.web.scopes import ALL, ScopeCache, ScopeTable
+
+__all__ = ["ALL", "Queries", "bot_wire", "match_wire", "public_config"]  # ALL: for the pages
 
 Wire = dict[str, Any]
 T = TypeVar("T")
