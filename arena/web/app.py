@@ -153,8 +153,10 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
     app[STORE] = store
     app[HUB] = hub
     app[METRICS] = metrics
-    app[QUERIES] = Queries(store, hub,
-                           reads=ReadPool(limits.concurrent_reads, limits.queued_reads),
+    reads = ReadPool(limits.concurrent_reads, limits.queued_reads,
+                     cpu_share=limits.cpu_share_while_playing,
+                     busy=lambda: metrics.tables_running > 0)
+    app[QUERIES] = Queries(store, hub, reads=reads,
                            standings_refresh_s=limits.standings_refresh_s)
     app[SETTINGS] = Settings(admin_token=admin_token,
                              registration=RegistrationMode.parse(registration),

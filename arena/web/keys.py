@@ -56,6 +56,10 @@ class WebLimits:
     streams_per_address: int = 20  # live (SSE) streams at once
     concurrent_reads: int = 4  # store reads running at once (worker threads)
     queued_reads: int = 64  # reads waiting for a worker; beyond: 503
+    # While tables play, the read threads together use at most this share of
+    # one core (they hold the GIL against the loop that times the bots);
+    # standings keep to their own share (arena.web.scopes.COST_FACTOR).
+    cpu_share_while_playing: float = 0.05
     # Standings of a scope are recomputed at most this often, and never more
     # often than STANDINGS_COST_FACTOR times the last computation took.
     standings_refresh_s: float = 0.0
@@ -64,6 +68,8 @@ class WebLimits:
         if self.concurrent_reads < 1 or self.queued_reads < 0 or self.streams_per_address < 1:
             raise ValueError("concurrent_reads and streams_per_address must be at least 1, "
                              "queued_reads at least 0")
+        if not 0 < self.cpu_share_while_playing <= 1:
+            raise ValueError("cpu_share_while_playing must be in (0, 1]")
 
 
 @dataclass(frozen=True)

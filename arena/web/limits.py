@@ -94,39 +94,82 @@ class ReadPool:
     """Runs blocking store reads on worker threads, never on the event loop.
 
     At most ``workers`` run at once and ``queued`` more wait; beyond that a
-    call raises :class:`BusyError` at once instead of piling up work that
-    would hold the GIL against the loop that times the bots.
+    call raises :class:`BusyError` at once instead of piling up work.
+
+    A thread still holds the GIL against the loop that times the bots while
+    it runs Python, so while ``busy()`` says tables are playing the pool
+    also keeps to a CPU budget: its threads together use at most
+    ``cpu_share`` of one core (measured per job with ``time.thread_time``,
+    up to ``CPU_BURST_S`` ahead); jobs beyond it wait their turn. Jobs run
+    with ``charge=False`` (standings, which have their own budget) are not
+    counted.
     """
 
-    def __init__(self, workers: int, queued: int) -> None:
+    CPU_BURST_S = 0.25
+
+    def __init__(self, workers: int, queued: int, *, cpu_share: float = 1.0,
+                 busy: Callable[[], bool] = lambda: False,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.workers = workers
         self.queued = queued
+        self.cpu_share = cpu_share
+        self._busy = busy
+        self._clock = clock
         self._executor: ThreadPoolExecutor | None = None
         self._waiting = 0
         self._slots: asyncio.Semaphore | None = None
+        self._credit = self.CPU_BURST_S  # CPU seconds the pool may still use now
+        self._credit_at = clock()
+        self.cpu_used_s = 0.0
 
-    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    def _refill(self) -> float:
+        now = self._clock()
+        self._credit = min(self.CPU_BURST_S,
+                           self._credit + (now - self._credit_at) * self.cpu_share)
+        self._credit_at = now
+        return self._credit
+
+    async def run(self, fn: Callable[..., T], *args: Any, charge: bool = True,
+                  **kwargs: Any) -> T:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.workers)
-        if self._slots.locked() and self._waiting >= self.queued:
+        if (self._slots.locked() or self._credit < 0) and self._waiting >= self.queued:
             raise BusyError("the server is busy answering other visitors; retry in a moment")
         self._waiting += 1
         try:
             await self._slots.acquire()
+            try:
+                while charge and self.cpu_share < 1.0 and self._busy() and self._refill() < 0:
+                    await asyncio.sleep(-self._credit / self.cpu_share)
+            except BaseException:
+                self._slots.release()
+                raise
         finally:
             self._waiting -= 1
         slots = self._slots
-        future = asyncio.get_running_loop().run_in_executor(
-            self._pool(), lambda: fn(*args, **kwargs))
-        # The slot is held until the thread is done, even if the request that
-        # asked is cancelled (its visitor left): the bound counts threads.
-        def done(f: asyncio.Future[T]) -> None:
+
+        def timed() -> tuple[T, float]:
+            cpu0 = time.thread_time()
+            value = fn(*args, **kwargs)
+            return value, time.thread_time() - cpu0
+
+        future = asyncio.get_running_loop().run_in_executor(self._pool(), timed)
+
+        def done(f: asyncio.Future[tuple[T, float]]) -> None:
+            # The slot is held until the thread is done, even if the request
+            # that asked is cancelled (its visitor left): the bound counts threads.
             slots.release()
-            if not f.cancelled():
-                f.exception()  # retrieved: a left visitor's failed read is no warning
+            if f.cancelled():
+                return
+            if f.exception() is None and charge:
+                used = f.result()[1]
+                self.cpu_used_s += used
+                self._refill()
+                self._credit -= used
 
         future.add_done_callback(done)
-        return await asyncio.shield(future)
+        value, _ = await asyncio.shield(future)
+        return value
 
     def _pool(self) -> ThreadPoolExecutor:
         if self._executor is None:

@@ -44,7 +44,7 @@ Runner = Callable[..., Awaitable[Any]]
 ALL = "all"
 PAGE = 500  # rows per store read when walking a whole result set
 MAX_SCOPE_MATCHES = 200_000  # standings beyond this would need a summary table
-COST_FACTOR = 10.0  # computations (all scopes together) take at most ~1/COST_FACTOR of the time
+COST_FACTOR = 20.0  # computations (all scopes together) take at most ~1/COST_FACTOR of the time
 # compute_standings' own defaults: the intervals served are the ones it gives.
 BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -259,7 +259,7 @@ class ScopeCache:
                              self._tables.get(scope))
 
     def _start(self, scope: str) -> asyncio.Future[ScopeTable]:
-        future = asyncio.ensure_future(self._run(self._compute, scope))
+        future = asyncio.ensure_future(self._run(self._compute, scope, charge=False))
         self._inflight[scope] = future
 
         def done(f: asyncio.Future[ScopeTable]) -> None:

@@ -217,3 +217,29 @@ def test_a_table_updated_with_new_matches_equals_one_computed_afresh(
     for bot, history in fresh.histories.items():
         assert [(h["match"], h["finished_at"], h["mu"], h["sigma"]) for h in history] == \
             rating_history(fresh.matches, bot)
+
+
+async def test_while_tables_play_reads_keep_to_a_cpu_share() -> None:
+    from arena.web.limits import ReadPool
+
+    playing = True
+    pool = ReadPool(2, 100, cpu_share=0.1, busy=lambda: playing)
+
+    def burn() -> None:
+        t0 = time.thread_time()
+        while time.thread_time() - t0 < 0.02:
+            pass
+
+    try:
+        t0 = time.monotonic()
+        await asyncio.gather(*[pool.run(burn) for _ in range(20)])  # 0.4 s of CPU
+        elapsed = time.monotonic() - t0
+        # 0.25 s of credit at once, the rest at 0.1 s per second
+        assert elapsed >= 1.0, elapsed
+        assert pool.cpu_used_s >= 0.4
+        playing = False
+        t0 = time.monotonic()
+        await asyncio.gather(*[pool.run(burn) for _ in range(10)])
+        assert time.monotonic() - t0 < 1.0  # nobody plays: no budget
+    finally:
+        pool.close()
