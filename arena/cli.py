@@ -101,7 +101,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--house-bot", default=None,
                        help="house bot filling empty seats (default: the game's best)")
     serve.add_argument("--admin-token", default=None,
-                       help="token for admin actions over HTTP (default: none, admin disabled)")
+                       help="token for admin actions over HTTP (default: none, admin disabled;"
+                            " visible in ps: prefer --admin-token-file or ARENA_ADMIN_TOKEN)")
+    serve.add_argument("--admin-token-file", default=None, metavar="PATH",
+                       help="read the admin token from this file")
+    serve.add_argument("--registration", default="admin", choices=["open", "admin", "closed"],
+                       help="who may register bots over HTTP (default: admin)")
     from arena.hosting.cli import add_serve_options
 
     add_serve_options(serve)
@@ -223,9 +228,15 @@ def _server_config(args: argparse.Namespace, **overrides: Any) -> Any:
 # -- serve ------------------------------------------------------------------------
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    from arena.web.keys import admin_token_from
+
+    try:
+        admin_token = admin_token_from(args.admin_token, args.admin_token_file)
+    except ValueError as exc:
+        raise SystemExit(f"arena serve: {exc}") from None
     config = _server_config(args, open=args.open, house_wait_s=args.house_wait,
-                            admin_token=args.admin_token, run_tournaments=True,
-                            house_bot=args.house_bot)
+                            admin_token=admin_token, registration=args.registration,
+                            run_tournaments=True, house_bot=args.house_bot)
     return asyncio.run(_serve(config, hosted=args.hosted, ladder_interval=args.ladder_interval,
                               ladder_tables=args.ladder_tables))
 

@@ -58,6 +58,7 @@ class ServerConfig:
     rate_limit_burst: int = 200
     rate_limit_strikes: int = 50  # refused messages before the connection closes
     admin_token: str | None = None
+    registration: str = "admin"  # HTTP registration: open | admin | closed (arena.web.keys)
     # Play tournaments created over HTTP (remote entrants) on this server.
     run_tournaments: bool = False
     server_name: str = _software()

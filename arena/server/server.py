@@ -121,7 +121,8 @@ class ArenaServer:
             from arena.web.app import make_app
 
             app = make_app(self.store, hub=self.hub, metrics=self.metrics,
-                           admin_token=cfg.admin_token, registration_open=True,
+                           admin_token=cfg.admin_token, registration=cfg.registration,
+                           writer=self.writer,
                            server_info={"server": cfg.server_name, "game": self.spec.name,
                                         "bot_port": self.port, "open": cfg.open},
                            hosting=self.hosting)

@@ -1,19 +1,23 @@
 """Read-only JSON API: standings, tournaments, matches, bots, health.
 
 Field names are documented in ``API.md`` next to this file and are stable.
+Every store read runs on the read threads (``await q.run(...)``), never on
+the event loop that times the bots.
 """
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from aiohttp import web
 
 from arena.storage.base import MatchStatus
-from arena.web.errors import ApiError, check_name, int_param, page, pagination
-from arena.web.keys import HUB, METRICS, QUERIES, SETTINGS
+from arena.web.accounts import viewer_is_admin
+from arena.web.errors import MAX_OFFSET, ApiError, check_name, int_param, page, pagination
+from arena.web.keys import HEALTH, HUB, METRICS, QUERIES, SETTINGS, WRITER, RegistrationMode
 from arena.web.live import LADDER
-from arena.web.queries import ALL
+from arena.web.scopes import ALL
 
 routes = web.RouteTableDef()
 
@@ -27,7 +31,7 @@ def _status(request: web.Request) -> MatchStatus | None:
     except ValueError:
         allowed = ", ".join(s.value for s in MatchStatus)
         raise ApiError(400, f"query parameter 'status' must be one of {allowed}; "
-                            f"got {raw!r}") from None
+                            f"got {raw[:40]!r}") from None
 
 
 def _optional_name(request: web.Request, key: str, what: str) -> str | None:
@@ -42,14 +46,28 @@ async def index(request: web.Request) -> web.Response:
          if r.resource is not None and r.resource.canonical.startswith("/api")})})
 
 
+def store_health(app: web.Application) -> dict[str, Any]:
+    """The web's own view of the store, joined with the server's writer's
+    (``healthy`` / ``last_error``) where the writer reports them."""
+    own = app[HEALTH]
+    writer = app.get(WRITER)
+    healthy = own.healthy and bool(getattr(writer, "healthy", True))
+    last_error = own.last_error or getattr(writer, "last_error", None)
+    return {"healthy": healthy, "last_error": None if healthy else last_error}
+
+
 @routes.get("/api/health")
 async def health(request: web.Request) -> web.Response:
     hub = request.app[HUB]
+    settings = request.app[SETTINGS]
+    store = store_health(request.app)
     return web.json_response({
-        "status": "ok", "time": time.time(), "server": request.app[SETTINGS].server_info,
-        "registration_open": request.app[SETTINGS].registration_open,
+        "status": "ok" if store["healthy"] else "store_failing", "time": time.time(),
+        "server": settings.server_info, "registration": settings.registration.value,
+        "registration_open": settings.registration is RegistrationMode.OPEN,
+        "store": store,
         "live_matches": len(hub.live_matches()), "live_viewers": hub.subscriber_count,
-        "metrics": request.app[METRICS].snapshot()})
+        "metrics": request.app[METRICS].snapshot()}, status=200 if store["healthy"] else 503)
 
 
 @routes.get("/metrics")
@@ -60,59 +78,73 @@ async def metrics(request: web.Request) -> web.Response:
 
 
 # -- standings ---------------------------------------------------------------
-def _standings_response(request: web.Request, scope: str) -> web.Response:
+async def _standings_response(request: web.Request, scope: str) -> web.Response:
     limit, offset = pagination(request)
-    rows = request.app[QUERIES].standings(scope)
+    rows = await request.app[QUERIES].standings_async(scope)
     body = page("standings", rows[offset:offset + limit], len(rows), limit, offset)
     return web.json_response({"scope": scope, **body})
 
 
-@routes.get("/api/standings")
-async def standings(request: web.Request) -> web.Response:
+def _scope(request: web.Request) -> str:
     scope = request.query.get("scope", LADDER)
     if scope not in (LADDER, ALL):
         check_name(scope, "scope (ladder, all or a tournament id)")
-    return _standings_response(request, scope)
+    return scope
+
+
+@routes.get("/api/standings")
+async def standings(request: web.Request) -> web.Response:
+    return await _standings_response(request, _scope(request))
 
 
 # -- tournaments ----------------------------------------------------------------
 @routes.get("/api/tournaments")
 async def tournaments(request: web.Request) -> web.Response:
     limit, offset = pagination(request)
-    items, total = request.app[QUERIES].list_tournaments(limit, offset)
+    q = request.app[QUERIES]
+    items, total = await q.run(q.list_tournaments, limit, offset)
     return web.json_response(page("tournaments", items, total, limit, offset))
 
 
 @routes.get("/api/tournaments/{id}")
 async def tournament(request: web.Request) -> web.Response:
-    return web.json_response({"tournament": request.app[QUERIES].get_tournament(
-        request.match_info["id"])})
+    q = request.app[QUERIES]
+    tid = check_name(request.match_info["id"], "tournament id")
+    internal = await viewer_is_admin(request)
+    return web.json_response({"tournament": await q.run(q.get_tournament, tid,
+                                                        internal=internal)})
 
 
 @routes.get("/api/tournaments/{id}/standings")
 async def tournament_standings(request: web.Request) -> web.Response:
-    return _standings_response(request, request.match_info["id"])
+    tid = check_name(request.match_info["id"], "tournament id")
+    return await _standings_response(request, tid)
 
 
-@routes.get("/api/tournaments/{id}/schedule")
-async def tournament_schedule(request: web.Request) -> web.Response:
-    limit, offset = pagination(request)
-    tid = request.match_info["id"]
-    store = request.app[QUERIES].store
+def _schedule_page(store: Any, tid: str, limit: int, offset: int) -> dict[str, Any]:
     store.get_tournament(tid)
     slots = store.get_schedule(tid)
     # No seed: it fixes the decks of slots not yet played.
     items = [{"slot": s.slot, "players": s.players, "match_id": s.match_id,
               "attempts": s.attempts} for s in slots[offset:offset + limit]]
-    return web.json_response(page("slots", items, len(slots), limit, offset))
+    return page("slots", items, len(slots), limit, offset)
+
+
+@routes.get("/api/tournaments/{id}/schedule")
+async def tournament_schedule(request: web.Request) -> web.Response:
+    limit, offset = pagination(request)
+    tid = check_name(request.match_info["id"], "tournament id")
+    q = request.app[QUERIES]
+    return web.json_response(await q.run(_schedule_page, q.store, tid, limit, offset))
 
 
 # -- matches ------------------------------------------------------------------------
 @routes.get("/api/matches")
 async def matches(request: web.Request) -> web.Response:
     limit, offset = pagination(request)
-    items, total = request.app[QUERIES].list_matches(
-        bot=_optional_name(request, "bot", "bot name"),
+    q = request.app[QUERIES]
+    items, total = await q.run(
+        q.list_matches, bot=_optional_name(request, "bot", "bot name"),
         tournament_id=_optional_name(request, "tournament", "tournament id"),
         status=_status(request), limit=limit, offset=offset)
     return web.json_response(page("matches", items, total, limit, offset))
@@ -128,16 +160,22 @@ async def live_matches(request: web.Request) -> web.Response:
                                   limit, offset))
 
 
+async def _detail(request: web.Request) -> dict[str, Any]:
+    match_id = check_name(request.match_info["id"], "match id")
+    internal = await viewer_is_admin(request)
+    return await request.app[QUERIES].match_detail_async(match_id, internal=internal)
+
+
 @routes.get("/api/matches/{id}")
 async def match(request: web.Request) -> web.Response:
-    return web.json_response(request.app[QUERIES].match_detail(request.match_info["id"]))
+    return web.json_response(await _detail(request))
 
 
 @routes.get("/api/matches/{id}/events")
 async def match_events(request: web.Request) -> web.Response:
     limit = int_param(request, "limit", 1000, lo=1, hi=10_000)
-    offset = int_param(request, "offset", 0, lo=0)
-    detail = request.app[QUERIES].match_detail(request.match_info["id"])
+    offset = int_param(request, "offset", 0, lo=0, hi=MAX_OFFSET)
+    detail = await _detail(request)
     events = detail["events"]
     return web.json_response({"live": detail["live"], "embargoed": detail["embargoed"],
                               **page("events", events[offset:offset + limit], len(events),
@@ -148,15 +186,16 @@ async def match_events(request: web.Request) -> web.Response:
 @routes.get("/api/bots")
 async def bots(request: web.Request) -> web.Response:
     limit, offset = pagination(request)
-    items, total = request.app[QUERIES].list_bots(limit, offset)
+    q = request.app[QUERIES]
+    items, total = await q.run(q.list_bots, limit, offset)
     return web.json_response(page("bots", items, total, limit, offset))
 
 
 @routes.get("/api/bots/{name}")
 async def bot(request: web.Request) -> web.Response:
-    scope = request.query.get("scope", LADDER)
-    if scope not in (LADDER, ALL):
-        check_name(scope, "scope (ladder, all or a tournament id)")
+    scope = _scope(request)
     recent = int_param(request, "recent", 20, lo=0, hi=200)
-    return web.json_response(request.app[QUERIES].bot_stats(
-        request.match_info["name"], scope, recent))
+    name = check_name(request.match_info["name"], "bot name")
+    q = request.app[QUERIES]
+    await q.run(q.entrant_bot, name)  # 404 before any standings are computed
+    return web.json_response(await q.bot_stats_async(name, scope, recent))

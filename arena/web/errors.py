@@ -2,8 +2,8 @@
 
 Every API error has the body ``{"error": {"status": <int>, "message": <str>}}``
 and the matching status code, including aiohttp's own 404/405 for unknown
-routes and wrong methods, and 500 for bugs (logged, never detailed to the
-client).
+routes and wrong methods, 503 while the store fails or too many reads wait,
+and 500 for bugs (logged, never detailed to the client).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from arena.storage.base import AlreadyExistsError, NotFoundError
+from arena.storage.base import AlreadyExistsError, NotFoundError, StorageError
+from arena.web.limits import BusyError
 from arena.web.render import error_page
 
 log = structlog.get_logger(__name__)
@@ -23,7 +24,35 @@ log = structlog.get_logger(__name__)
 API_PREFIX = "/api/"
 MAX_LIMIT = 200
 DEFAULT_LIMIT = 50
-NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,32}")
+MAX_OFFSET = 1_000_000_000  # far beyond any list; SQLite integers stop at 2**63
+# Names and ids in paths and filters: tournament ids made from a tournament's
+# name run to 49 characters, entrant names to 64. Bots registered over HTTP
+# keep the bot port's 32 (BOT_NAME_RE).
+NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+BOT_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,32}")
+INT_RE = re.compile(r"-?[0-9]{1,19}")  # ASCII digits only: int() also reads "1_0", " 1", "٣"
+STORE_FAILING = ("the arena cannot store anything right now (its storage is failing); "
+                 "nothing was changed: retry later")
+
+
+class StoreHealth:
+    """Whether the web's last write reached the store (see ``/api/health``)."""
+
+    def __init__(self) -> None:
+        self.healthy = True
+        self.last_error: str | None = None
+
+    def failed(self, exc: BaseException) -> None:
+        if self.healthy:  # logged once per outage, with its cause
+            log.error("web_store_failing", error=str(exc))
+        self.healthy = False
+        self.last_error = str(exc)
+
+    def ok(self) -> None:
+        if not self.healthy:
+            log.info("web_store_recovered")
+        self.healthy = True
+        self.last_error = None
 
 
 class ApiError(Exception):
@@ -63,6 +92,12 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         return render(404, str(e) or "not found")
     except AlreadyExistsError as e:
         return render(409, str(e) or "already exists")
+    except StorageError:
+        # A read the store refused (writes are reported in accounts): the
+        # cause is the store's, not the visitor's; no internal text.
+        return render(503, STORE_FAILING, {"Retry-After": "5"})
+    except BusyError as e:
+        return render(503, str(e), {"Retry-After": "1"})
     except web.HTTPException as e:
         if e.status < 400:
             raise
@@ -75,8 +110,14 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         return render(e.status, message, headers)
     except ConnectionResetError:
         raise  # the client went away; nothing to answer
+    except (OSError, ValueError) as e:
+        if request.path.startswith("/static/"):  # a name the file system refuses
+            return render(404, f"no such resource: {request.method} {request.path[:100]}")
+        log.exception("web_handler_failed", method=request.method, path=request.path[:200],
+                      error=str(e))
+        return render(500, "internal server error")
     except Exception:
-        log.exception("web_handler_failed", method=request.method, path=request.path)
+        log.exception("web_handler_failed", method=request.method, path=request.path[:200])
         return render(500, "internal server error")
 
 
@@ -88,16 +129,17 @@ def _with_headers(response: web.Response, headers: dict[str, str] | None) -> web
 # -- parameters -------------------------------------------------------------
 def int_param(request: web.Request, name: str, default: int, *, lo: int,
               hi: int | None = None) -> int:
+    """An integer query parameter in ``lo..hi`` (``hi`` at most MAX_OFFSET:
+    a bigger number is no page of anything and SQLite could not take it)."""
+    hi = MAX_OFFSET if hi is None else hi
     raw = request.query.get(name)
     if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ApiError(400, f"query parameter {name!r} must be an integer, got {raw!r}") \
-            from None
-    if value < lo or (hi is not None and value > hi):
-        bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
+    if not INT_RE.fullmatch(raw):
+        raise ApiError(400, f"query parameter {name!r} must be an integer, got {raw[:40]!r}")
+    value = int(raw)
+    if value < lo or value > hi:
+        bound = f"between {lo} and {hi}"
         raise ApiError(400, f"query parameter {name!r} must be {bound}, got {value}")
     return value
 
@@ -105,7 +147,7 @@ def int_param(request: web.Request, name: str, default: int, *, lo: int,
 def pagination(request: web.Request) -> tuple[int, int]:
     """``limit`` (1..200, default 50) and ``offset`` (>= 0, default 0)."""
     return (int_param(request, "limit", DEFAULT_LIMIT, lo=1, hi=MAX_LIMIT),
-            int_param(request, "offset", 0, lo=0))
+            int_param(request, "offset", 0, lo=0, hi=MAX_OFFSET))
 
 
 def page(key: str, items: list[Any], total: int, limit: int, offset: int) -> dict[str, Any]:
@@ -113,7 +155,35 @@ def page(key: str, items: list[Any], total: int, limit: int, offset: int) -> dic
 
 
 def check_name(name: Any, what: str = "bot name") -> str:
+    """A name or id in a path or filter (1 to 64 characters)."""
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        raise ApiError(400, f"{what} must be 1 to 32 characters of letters, digits, "
-                            f"'_', '.' or '-'; got {name!r}")
+        shown = name[:40] + "..." if isinstance(name, str) and len(name) > 40 else name
+        raise ApiError(400, f"{what} must be 1 to 64 characters of letters, digits, "
+                            f"'_', '.' or '-'; got {shown!r}")
     return name
+
+
+def check_bot_name(name: Any) -> str:
+    """A new bot's name: what the bot port accepts in ``hello`` (1 to 32)."""
+    if not isinstance(name, str) or not BOT_NAME_RE.fullmatch(name):
+        shown = name[:40] + "..." if isinstance(name, str) and len(name) > 40 else name
+        raise ApiError(400, "a bot name must be 1 to 32 characters of letters, digits, "
+                            f"'_', '.' or '-'; got {shown!r}")
+    return name
+
+
+def check_depth(value: Any, max_depth: int, what: str) -> None:
+    """Refuse documents nested deeper than ``max_depth`` (walked without
+    recursion, so the check itself cannot overflow the stack)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > max_depth:
+            raise ApiError(400, f"{what} is nested more than {max_depth} levels deep")
+        stack.extend((child, depth + 1) for child in children)

@@ -23,7 +23,7 @@ from arena.hosting.presets import LANGS
 from arena.hosting.versions import BotVersion, VersionStore
 from arena.tournament.standings import compute_standings
 from arena.web.accounts import require_bot_or_admin
-from arena.web.errors import ApiError
+from arena.web.errors import ApiError, check_name
 from arena.web.keys import QUERIES, STORE
 
 log = structlog.get_logger(__name__)
@@ -67,11 +67,16 @@ def owner_version(version: BotVersion) -> dict[str, Any]:
             "match_ids": version.matches}
 
 
-def _is_owner(request: web.Request, bot: Any) -> bool:
+async def _is_owner(request: web.Request, bot: Any) -> bool:
     if "Authorization" not in request.headers:
         return False
-    require_bot_or_admin(request, bot)
+    await require_bot_or_admin(request, bot)
     return True
+
+
+async def _bot(request: web.Request) -> Any:
+    q = request.app[QUERIES]
+    return await q.run(q.get_bot, check_name(request.match_info["name"]))
 
 
 async def _read_upload(request: web.Request, limits: ArchiveLimits) -> tuple[bytes, str, str | None]:
@@ -105,15 +110,15 @@ async def _read_upload(request: web.Request, limits: ArchiveLimits) -> tuple[byt
 
 @routes.post("/api/bots/{name}/versions")
 async def upload(request: web.Request) -> web.Response:
-    bot = request.app[QUERIES].get_bot(request.match_info["name"])
-    require_bot_or_admin(request, bot)
+    bot = await _bot(request)
+    await require_bot_or_admin(request, bot)
     if bot.removed:
         raise ApiError(410, f"bot {bot.name!r} was removed")
     hosting = request.app[HOSTING]
     data, filename, lang = await _read_upload(request, hosting.limits)
     try:
-        version = await asyncio.to_thread(submit, hosting.versions, bot.name, data, filename,
-                                          lang=lang, limits=hosting.limits)
+        version = await request.app[QUERIES].run(submit, hosting.versions, bot.name, data,
+                                                 filename, lang=lang, limits=hosting.limits)
     except HostingError as exc:
         raise ApiError(400, str(exc)) from None
     task = asyncio.get_running_loop().create_task(build(hosting.versions, version))
@@ -127,8 +132,8 @@ async def upload(request: web.Request) -> web.Response:
 
 @routes.get("/api/bots/{name}/versions")
 async def list_versions(request: web.Request) -> web.Response:
-    bot = request.app[QUERIES].get_bot(request.match_info["name"])
-    owner = _is_owner(request, bot)
+    bot = await _bot(request)
+    owner = await _is_owner(request, bot)
     versions = request.app[HOSTING].versions.versions(bot.name)
     shown = owner_version if owner else public_version
     active = request.app[HOSTING].versions.active(bot.name)
@@ -136,8 +141,8 @@ async def list_versions(request: web.Request) -> web.Response:
                               "versions": [shown(v) for v in versions]})
 
 
-def _version(request: web.Request) -> tuple[Any, BotVersion]:
-    bot = request.app[QUERIES].get_bot(request.match_info["name"])
+async def _version(request: web.Request) -> tuple[Any, BotVersion]:
+    bot = await _bot(request)
     try:
         number = int(request.match_info["version"])
         return bot, request.app[HOSTING].versions.get(bot.name, number)
@@ -148,10 +153,10 @@ def _version(request: web.Request) -> tuple[Any, BotVersion]:
 
 @routes.get("/api/bots/{name}/versions/{version}")
 async def get_version(request: web.Request) -> web.Response:
-    bot, version = _version(request)
-    owner = _is_owner(request, bot)
-    store = request.app[STORE]
-    matches = await asyncio.to_thread(lambda: [store.get_match(m) for m in version.matches])
+    bot, version = await _version(request)
+    owner = await _is_owner(request, bot)
+    store, q = request.app[STORE], request.app[QUERIES]
+    matches = await q.run(lambda: [store.get_match(m) for m in version.matches])
     rows = [r.to_dict() for r in compute_standings(matches, bootstrap_samples=200)
             if r.bot == bot.name]
     body = owner_version(version) if owner else public_version(version)
@@ -160,16 +165,16 @@ async def get_version(request: web.Request) -> web.Response:
 
 @routes.get("/api/bots/{name}/versions/{version}/log")
 async def build_log(request: web.Request) -> web.Response:
-    bot, version = _version(request)
-    require_bot_or_admin(request, bot)
+    bot, version = await _version(request)
+    await require_bot_or_admin(request, bot)
     text = request.app[HOSTING].versions.build_log(bot.name, version.version)
     return web.Response(text=text, content_type="text/plain")
 
 
 @routes.get("/api/bots/{name}/versions/{version}/stderr/{match}")
 async def match_stderr(request: web.Request) -> web.Response:
-    bot, version = _version(request)
-    require_bot_or_admin(request, bot)
+    bot, version = await _version(request)
+    await require_bot_or_admin(request, bot)
     try:
         path = request.app[HOSTING].versions.stderr_path(bot.name, version.version,
                                                          request.match_info["match"])

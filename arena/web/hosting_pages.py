@@ -9,7 +9,6 @@ browser except as that request's ``Authorization`` header.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from aiohttp import web
@@ -24,7 +23,9 @@ def _standing(store: Any, bot: str, match_ids: list[str]) -> dict[str, Any] | No
     return rows[0].to_dict() if rows else None
 
 
-async def versions_section(request: web.Request, bot: str) -> str:
+def versions_section(request: web.Request, bot: str) -> str:
+    """Synchronous, like the page handler it serves: the web runs such
+    handlers on a read thread, off the loop that times the bots."""
     from arena.web.hosting_api import HOSTING
     from arena.web.keys import STORE
 
@@ -35,8 +36,7 @@ async def versions_section(request: web.Request, bot: str) -> str:
     if not versions:
         return ""
     store = request.app[STORE]
-    standings = await asyncio.to_thread(
-        lambda: [_standing(store, bot, v.matches) for v in versions])
+    standings = [_standing(store, bot, v.matches) for v in versions]
     active = hosting.versions.active(bot)
     rows = "".join(
         f'<tr><th scope="row">v{v.version}{" (plays)" if active and v.version == active.version else ""}</th>'

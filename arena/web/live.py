@@ -50,6 +50,20 @@ TOURNAMENTS_CHANNEL = "tournaments"
 LADDER = "ladder"
 
 
+# Abort reasons the server stores that a visitor may read as they are; any
+# other (an exception's text, a storage error) is shown by its kind only.
+PUBLIC_ABORT_REASONS = frozenset({"every bot disconnected", "server shutting down",
+                                  "server restarted"})
+
+
+def public_abort_reason(reason: str | None) -> str | None:
+    if reason is None or reason in PUBLIC_ABORT_REASONS:
+        return reason
+    if reason.startswith("internal error"):
+        return "internal error"
+    return "aborted by the server"
+
+
 class HubFullError(Exception):
     """Too many live subscribers; the client should retry later."""
 
@@ -174,6 +188,9 @@ class LiveHub:
                     sub.push(message)
 
     def match_ended(self, match_id: str, summary: dict[str, Any]) -> None:
+        summary = dict(summary)
+        if "aborted" in summary:  # spectators get the public reason only
+            summary["aborted"] = public_abort_reason(summary["aborted"])
         live = self._live.pop(match_id, None)
         if live is not None:
             live.ended = True
@@ -202,7 +219,7 @@ class LiveHub:
     def live_matches(self) -> list[dict[str, Any]]:
         """Matches in progress, oldest first: ``{"id", "events", **info}``."""
         return [{**m.info, "id": m.match_id, "events": m.next_seq}
-                for m in self._live.values()]
+                for m in list(self._live.values())]
 
     def is_live(self, match_id: str) -> bool:
         return match_id in self._live
@@ -220,7 +237,8 @@ class LiveHub:
         live = self._live.get(match_id) or self._ended.get(match_id)
         if live is None:
             return None
-        return [{"seq": seq, "at": at, "data": json.loads(text)} for seq, at, text in live.log]
+        return [{"seq": seq, "at": at, "data": json.loads(text)}
+                for seq, at, text in list(live.log)]
 
     @property
     def subscriber_count(self) -> int:
@@ -266,4 +284,4 @@ class LiveHub:
 
 
 __all__ = ["HubFullError", "LiveHub", "Subscription", "LADDER", "MATCHES_CHANNEL",
-           "TOURNAMENTS_CHANNEL"]
+           "TOURNAMENTS_CHANNEL", "public_abort_reason"]

@@ -324,7 +324,7 @@ async def bot(request: web.Request) -> web.Response:
 <details><summary>Rating history as a table (last 50)</summary>
 <table><thead><tr><th scope="col">Match</th><th scope="col">μ</th><th scope="col">σ</th>
 </tr></thead><tbody>{history_rows}</tbody></table></details>
-{await versions_section(request, b["name"])}
+{versions_section(request, b["name"])}
 <section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>
 {_recent_table(recent)}
 <p>{_all_matches_link(b["name"], scope)}</p></section>"""

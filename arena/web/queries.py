@@ -1,22 +1,29 @@
 """Every store read the web does, and the wire form of what it reads.
 
-Handlers call only this module, so reads can move to a worker thread in one
-place. Two rules about hidden information live here and nowhere else:
+Handlers call only this module. The ``async`` methods run every store read
+on the :class:`~arena.web.limits.ReadPool`'s threads, never on the event loop
+that times the bots; the synchronous ones are for callers that cannot await
+and answer from the caches first (see :mod:`arena.web.scopes`). The hub is
+read on the loop only. Rules about what visitors may see live here and
+nowhere else:
 
 * The stored log of a RUNNING match holds every hand and is never served;
   a running match is shown from the hub's public log only.
 * A finished match of a duplicate tournament shares its decks with the other
   rotations of its table. While one of those is still unplayed its log and
   reveal are withheld ("embargoed"), or a bot could read its next deals.
+* Abort reasons and tournament configs are served in a public form; the
+  stored text (exception messages, commands, paths) only to the admin.
 """
 
 from __future__ import annotations
 
 import collections
 import statistics
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import asdict
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.storage.base import (
     BotRecord,
@@ -29,15 +36,24 @@ from arena.storage.base import (
     TournamentRecord,
     TournamentStatus,
 )
-from arena.tournament.standings import compute_standings, rating_history
 from arena.web import entrants, series
-from arena.web.live import LADDER, LiveHub
+from arena.web.limits import ReadPool
+from arena.web.live import LADDER, LiveHub, public_abort_reason
+from arena.web.scopes import ALL, ScopeCache, ScopeTable
+
+__all__ = ["ALL", "Queries", "bot_wire", "match_wire", "public_config"]  # ALL: for the pages
 
 Wire = dict[str, Any]
+T = TypeVar("T")
 
-MAX_LATENCY_MATCHES = 100  # recent matches read in full for latency figures
-CACHE_SCOPES = 32
-ALL = "all"
+MAX_LATENCY_MATCHES = 100  # a bot's latency figures cover its latest matches
+CACHED_DETAILS = 32  # finished match details kept (they never change)
+CACHED_BOT_STATS = 256
+# What a visitor may see of a tournament config (commands, working
+# directories, the source file and the seed stay with the organiser).
+PUBLIC_CONFIG_KEYS = ("name", "game", "duplicate", "parallel", "limits", "rules")
+PUBLIC_SCHEDULE_KEYS = ("kind", "tables", "max_tables", "house_bot")
+CACHE_SCOPES = 32  # chart series kept
 FIRST_SEEN = "\0first-seen"  # cache key beside the scopes' (no scope has this name)
 
 
@@ -48,15 +64,30 @@ def bot_wire(bot: BotRecord) -> Wire:
             "created_at": bot.created_at, "removed": bot.removed}
 
 
-def match_wire(m: MatchRecord) -> Wire:
-    """A match without its log; ``seed`` is never served (it fixes the decks)."""
+def match_wire(m: MatchRecord, *, internal: bool = False) -> Wire:
+    """A match without its log; ``seed`` is never served (it fixes the decks).
+    ``internal`` (the admin): the stored abort reason, not its public form."""
     return {
         "id": m.id, "game": m.game, "players": list(m.players), "status": m.status.value,
         "tournament_id": m.tournament_id, "started_at": m.started_at,
         "finished_at": m.finished_at, "rules": m.rules, "limits": m.limits,
-        "result": m.result, "abort_reason": m.abort_reason,
+        "result": m.result,
+        "abort_reason": m.abort_reason if internal else public_abort_reason(m.abort_reason),
         "faults": None if m.faults is None else [asdict(f) for f in m.faults],
     }
+
+
+def public_config(config: Wire) -> Wire:
+    """The tournament config a visitor sees: names, game, rules, limits and
+    the schedule's shape."""
+    out = {k: config[k] for k in PUBLIC_CONFIG_KEYS if k in config}
+    schedule = config.get("schedule")
+    if isinstance(schedule, dict):
+        out["schedule"] = {k: schedule[k] for k in PUBLIC_SCHEDULE_KEYS if k in schedule}
+    entrants = config.get("entrants")
+    if isinstance(entrants, list):
+        out["entrants"] = [{"name": e.get("name")} for e in entrants if isinstance(e, dict)]
+    return out
 
 
 def event_wire(e: StoredEvent) -> Wire:
@@ -80,13 +111,27 @@ def progress(schedule: list[ScheduledMatch]) -> Wire:
 class Queries:
     """Read side of the web app over one :class:`Store` and one hub."""
 
-    def __init__(self, store: Store, hub: LiveHub) -> None:
+    def __init__(self, store: Store, hub: LiveHub, *, reads: ReadPool | None = None,
+                 standings_refresh_s: float = 0.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self.hub = hub
-        # scope -> (freshness key, matches oldest first, standings rows)
-        self._cache: collections.OrderedDict[str, tuple[int, list[MatchRecord], list[Wire]]]
-        self._cache = collections.OrderedDict()
         self._series: dict[str, tuple[list[MatchRecord], Wire]] = {}
+        self.reads = reads or ReadPool(4, 64)
+        self.scopes = ScopeCache(store, self.reads.run, refresh_s=standings_refresh_s,
+                                 clock=clock)
+        self._details: collections.OrderedDict[str, Wire] = collections.OrderedDict()
+        self._bot_stats: collections.OrderedDict[tuple[Any, ...], Wire] = \
+            collections.OrderedDict()
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Any of the synchronous methods below (or a store call), on a read
+        thread; raises :class:`~arena.web.limits.BusyError` when too many wait."""
+        return await self.reads.run(fn, *args, **kwargs)
+
+    def close(self) -> None:
+        self.scopes.close()
+        self.reads.close()
 
     # -- bots ---------------------------------------------------------------
     def get_bot(self, name: str) -> BotRecord:
@@ -116,24 +161,45 @@ class Queries:
         except NotFoundError:
             return None
 
-    def match_detail(self, match_id: str) -> Wire:
+    def match_detail(self, match_id: str, *, internal: bool = False) -> Wire:
         """The match, its result, reveal and event log, as far as it may be shown."""
+        cached = None if internal else self._details.get(match_id)
+        if cached is not None:
+            return cached
         record = self.get_match(match_id)
         if record is None or record.status is MatchStatus.RUNNING:
-            return self._live_detail(match_id, record)
+            return self._live_detail(match_id, record, internal=internal)
+        return self._stored_detail(record, internal=internal)
+
+    async def match_detail_async(self, match_id: str, *, internal: bool = False) -> Wire:
+        cached = None if internal else self._details.get(match_id)
+        if cached is not None:
+            return cached
+        record = await self.run(self.get_match, match_id)
+        if record is None or record.status is MatchStatus.RUNNING:
+            return self._live_detail(match_id, record, internal=internal)  # the hub: loop only
+        return await self.run(self._stored_detail, record, internal=internal)
+
+    def _stored_detail(self, record: MatchRecord, *, internal: bool = False) -> Wire:
         embargoed = self._embargoed(record)
-        wire = match_wire(record)
+        wire = match_wire(record, internal=internal)
         wire["reveal"] = None if embargoed else record.reveal
         wire["latency"] = [latency_summary(seat) for seat in record.latency_ms or []]
-        events = [] if embargoed else [event_wire(e) for e in self.store.get_events(match_id)]
-        return {"match": wire, "live": False, "embargoed": embargoed, "events": events}
+        events = [] if embargoed else [event_wire(e) for e in self.store.get_events(record.id)]
+        detail = {"match": wire, "live": False, "embargoed": embargoed, "events": events}
+        if not embargoed and not internal:  # over and shown in full: it never changes
+            self._details[record.id] = detail
+            while len(self._details) > CACHED_DETAILS:
+                self._details.popitem(last=False)
+        return detail
 
-    def _live_detail(self, match_id: str, record: MatchRecord | None) -> Wire:
+    def _live_detail(self, match_id: str, record: MatchRecord | None, *,
+                     internal: bool = False) -> Wire:
         info = self.hub.live_info(match_id)
         if record is None and info is None:
             raise NotFoundError(f"no match with id {match_id!r}")
         if record is not None:
-            wire = match_wire(record)
+            wire = match_wire(record, internal=internal)
         else:  # the store has not caught up with the hub yet
             wire = {"id": match_id, "game": info.get("game"), "players": info.get("players", []),
                     "status": MatchStatus.RUNNING.value,
@@ -162,12 +228,13 @@ class Queries:
                    for s in self.store.get_schedule(record.tournament_id))
 
     # -- tournaments -------------------------------------------------------------
-    def tournament_wire(self, t: TournamentRecord, *, config: bool = False) -> Wire:
+    def tournament_wire(self, t: TournamentRecord, *, config: bool = False,
+                        internal: bool = False) -> Wire:
         wire = {"id": t.id, "name": t.name, "game": t.game, "status": t.status.value,
                 "created_at": t.created_at, "finished_at": t.finished_at,
                 "progress": progress(self.store.get_schedule(t.id))}
         if config:
-            wire["config"] = t.config
+            wire["config"] = t.config if internal else public_config(t.config)
         return wire
 
     def list_tournaments(self, limit: int, offset: int) -> tuple[list[Wire], int]:
@@ -175,72 +242,75 @@ class Queries:
                          reverse=True)
         return [self.tournament_wire(t) for t in records[offset:offset + limit]], len(records)
 
-    def get_tournament(self, tournament_id: str) -> Wire:
-        return self.tournament_wire(self.store.get_tournament(tournament_id), config=True)
+    def get_tournament(self, tournament_id: str, *, internal: bool = False) -> Wire:
+        return self.tournament_wire(self.store.get_tournament(tournament_id), config=True,
+                                    internal=internal)
 
     # -- standings -----------------------------------------------------------------
     def standings(self, scope: str) -> list[Wire]:
         """Rows for ``ladder`` (matches outside tournaments), ``all``, or a
-        tournament id (raises NotFoundError for an unknown one)."""
-        return self._scope(scope)[1]
+        tournament id (raises NotFoundError for an unknown one). Synchronous:
+        the cached table, computed here only if there is none."""
+        return self._table_now(scope).rows
+
+    async def standings_async(self, scope: str) -> list[Wire]:
+        return (await self.scopes.get(scope)).rows
 
     def scope_matches(self, scope: str) -> list[MatchRecord]:
-        return self._scope(scope)[0]
+        return self._table_now(scope).matches
 
-    def _scope(self, scope: str) -> tuple[list[MatchRecord], list[Wire]]:
-        tournament_id = None if scope in (LADDER, ALL) else scope
-        if tournament_id is not None:
-            self.store.get_tournament(tournament_id)  # 404 for unknown ids
-        # Any new finished match anywhere changes this count, so a cached
-        # table is reused only while nothing finished.
-        key = self.store.count_matches(tournament_id=tournament_id,
-                                       status=MatchStatus.FINISHED)
-        cached = self._cache.get(scope)
-        if cached is not None and cached[0] == key:
-            self._cache.move_to_end(scope)
-            return cached[1], cached[2]
-        matches = self._finished(tournament_id)
-        if scope == LADDER:
-            matches = [m for m in matches if m.tournament_id is None]
-        matches = [entrants.as_entrants(m) for m in matches]  # one house entrant per strategy
-        rows = [row.to_dict() for row in compute_standings(matches)]
-        self._cache[scope] = (key, matches, rows)
-        while len(self._cache) > CACHE_SCOPES:
-            self._cache.popitem(last=False)
-        return matches, rows
+    async def prepare(self, scope: str, bot: str | None = None, recent: int = 20) -> None:
+        """Bring the caches the synchronous methods read up to date, off the
+        loop: a page handler that cannot await calls this first."""
+        table = await self.scopes.get(scope)
+        if bot is not None:
+            await self.run(self._bot_stats_for, bot, table, recent)
 
-    def _finished(self, tournament_id: str | None) -> list[MatchRecord]:
-        return list(self.store.finished_matches(tournament_id=tournament_id))
+    def _table_now(self, scope: str) -> ScopeTable:
+        table = self.scopes.peek(scope)
+        return table if table is not None else self.scopes.compute_now(scope)
 
     # -- one bot --------------------------------------------------------------------
     def bot_stats(self, name: str, scope: str, recent: int) -> Wire:
+        return self._bot_stats_for(name, self._table_now(scope), recent)
+
+    async def bot_stats_async(self, name: str, scope: str, recent: int) -> Wire:
+        table = await self.scopes.get(scope)
+        return await self.run(self._bot_stats_for, name, table, recent)
+
+    def _bot_stats_for(self, name: str, table: ScopeTable, recent: int) -> Wire:
+        key = (name, table.scope, table.version, recent)
+        cached = self._bot_stats.get(key)
+        if cached is not None:
+            return cached
         bot = self.entrant_bot(name)
-        matches, rows = self._scope(scope)
-        standing = next((r for r in rows if r.get("bot") == name), None)
-        history = [{"match": mid, "finished_at": at, "mu": mu, "sigma": sigma}
-                   for mid, at, mu, sigma in rating_history(matches, name)]
-        own = [m for m in matches if name in m.players]
+        own = [table.matches[i] for i in table.own.get(name, ())]
         per_match = [_bot_line(m, name) for m in own]
         stars = [line["stars"] for line in per_match]
         latencies: list[float] = []
         for m in own[-MAX_LATENCY_MATCHES:]:
-            full = self.get_match(m.id)
+            full = self.get_match(m.id)  # scope records may omit latency
             for seat, who in enumerate(full.players if full else ()):
                 if entrants.entrant_of(who) == name and full.latency_ms \
                         and seat < len(full.latency_ms):
                     latencies.extend(full.latency_ms[seat])
-        return {
-            "bot": bot_wire(bot), "scope": scope, "standing": standing,
-            "rating_history": history,
+        stats = {
+            "bot": bot_wire(bot), "scope": table.scope, "standing": table.by_bot.get(name),
+            "rating_history": list(table.histories.get(name, ())),
             "matches": len(own),
             "stars_per_match": round(sum(stars) / len(stars), 4) if stars else None,
-            "recent": list(reversed(per_match[-recent:])),
+            "recent": list(reversed(per_match[-recent:])) if recent else [],
             "faults": _fault_totals(own, name),
             "latency": latency_summary(latencies),
             "latency_matches": min(len(own), MAX_LATENCY_MATCHES),
         }
+        self._bot_stats[key] = stats
+        while len(self._bot_stats) > CACHED_BOT_STATS:
+            self._bot_stats.popitem(last=False)
+        return stats
 
-    def bot_faults(self, name: str, limit: int, offset: int) -> tuple[list[Wire], int]:
+    def bot_faults(self, name: str, limit: int, offset: int, *,
+                   internal: bool = False) -> tuple[list[Wire], int]:
         """Faults of every match of ``name``, newest first, with the fault
         records of its own seats (read only from matches that are over)."""
         self.get_bot(name)
@@ -260,7 +330,8 @@ class Queries:
                 "started_at": m.started_at, "seats": seats,
                 "faults": None if m.faults is None
                 else [asdict(m.faults[s]) for s in seats if s < len(m.faults)],
-                "abort_reason": m.abort_reason, "events": details,
+                "abort_reason": m.abort_reason if internal
+                else public_abort_reason(m.abort_reason), "events": details,
             })
         return out, total
 

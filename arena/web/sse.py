@@ -7,8 +7,11 @@ is). For a ``match:<id>`` channel, ``after`` (or the browser's
 ``Last-Event-ID`` on reconnect) first replays the public events with a
 larger ``seq`` from the hub's log, so a page that loaded the log and then
 subscribed misses nothing in between. A comment line every
-``HEARTBEAT_S`` seconds keeps proxies from closing an idle stream and
-detects clients that went away. Streams end when the app shuts down.
+``HEARTBEAT_S`` seconds keeps proxies from closing an idle stream. A viewer
+that leaves frees its slot at once (the app cancels the handlers of
+departed clients). One address holds at most ``streams_per_address``
+streams (429 beyond); all together at most the hub's limit (503). Streams
+end when the app shuts down.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 from aiohttp import web
 
 from arena.web.errors import ApiError, int_param
-from arena.web.keys import HUB, STOPPING
+from arena.web.keys import HUB, STOPPING, STREAMS
 from arena.web.live import MATCHES_CHANNEL, TOURNAMENTS_CHANNEL, HubFullError
 
 routes = web.RouteTableDef()
@@ -40,7 +43,7 @@ def _channels(request: web.Request) -> list[str]:
         raise ApiError(400, f"at most {MAX_CHANNELS} channels per stream")
     for c in channels:
         if c not in (MATCHES_CHANNEL, TOURNAMENTS_CHANNEL) and not CHANNEL_RE.fullmatch(c):
-            raise ApiError(400, f"unknown channel {c!r}: use 'matches', 'tournaments', "
+            raise ApiError(400, f"unknown channel {c[:80]!r}: use 'matches', 'tournaments', "
                                 "'match:<id>', 'standings:<scope>' or 'tournament:<id>'")
     return list(dict.fromkeys(channels))
 
@@ -67,6 +70,19 @@ def _frame(message: dict[str, Any]) -> bytes:
 async def live(request: web.Request) -> web.StreamResponse:
     channels = _channels(request)
     after = _after(request)
+    address = request.remote or "unknown"
+    streams = request.app[STREAMS]
+    if not streams.acquire(address):
+        raise ApiError(429, f"this address has {streams.limit} live streams open already; "
+                            "close one first", headers={"Retry-After": "10"})
+    try:
+        return await _stream(request, channels, after)
+    finally:
+        streams.release(address)
+
+
+async def _stream(request: web.Request, channels: list[str],
+                  after: int | None) -> web.StreamResponse:
     hub = request.app[HUB]
     try:
         async with hub.subscribe(*channels) as sub:

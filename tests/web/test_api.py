@@ -17,6 +17,18 @@ from .conftest import ADMIN
 from .helpers import CARDS, HIDDEN_FIELDS, PLAYERS, finish_in_store, make_match, start_in_store
 
 
+@pytest.fixture
+async def client(store: SqliteStore, hub: LiveHub, metrics) -> TestClient:
+    """These tests register bots as anybody may on an open server."""
+    from aiohttp.test_utils import TestServer
+
+    from arena.web.app import make_app
+    app = make_app(store, hub=hub, metrics=metrics, admin_token=ADMIN, registration="open",
+                   server_info={"software": "muushig-arena/test"})
+    async with TestClient(TestServer(app)) as c:
+        yield c
+
+
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
@@ -93,7 +105,7 @@ async def test_tournaments_with_progress(client: TestClient, store: SqliteStore)
     assert body["tournaments"][0]["progress"] == {"done": 1, "total": 3}
     one = await (await client.get("/api/tournaments/cup")).json()
     assert one["tournament"]["status"] == "running"
-    assert one["tournament"]["config"] == {"seed": 1}
+    assert one["tournament"]["config"] == {}  # the seed is the organiser's
     schedule = await (await client.get("/api/tournaments/cup/schedule?limit=2")).json()
     assert schedule["total"] == 3 and len(schedule["slots"]) == 2
     assert schedule["slots"][0]["match_id"] == "t0"
@@ -126,7 +138,7 @@ async def test_match_list_filters_and_pagination(client: TestClient, store: Sqli
 
 @pytest.mark.parametrize("query", [
     "limit=0", "limit=201", "limit=ten", "offset=-1", "offset=x", "status=playing",
-    "bot=" + "x" * 33, "bot=bad%20name", "tournament=a/b",
+    "bot=" + "x" * 65, "bot=bad%20name", "tournament=a/b",
 ])
 async def test_bad_query_parameters_are_400(client: TestClient, query: str) -> None:
     message = await error_of(await client.get(f"/api/matches?{query}"), 400)
@@ -305,14 +317,14 @@ async def test_registration_rejects_a_body_that_is_not_json(client: TestClient) 
     await error_of(await client.post("/api/bots", data=b"name=x"), 400)
 
 
-async def test_closed_registration_needs_the_admin(store: SqliteStore, hub: LiveHub,
-                                                   metrics) -> None:
+async def test_admin_registration_needs_the_admin(store: SqliteStore, hub: LiveHub,
+                                                  metrics) -> None:
     from aiohttp.test_utils import TestServer
 
     from arena.web.app import make_app
-    app = make_app(store, hub=hub, metrics=metrics, admin_token=ADMIN, registration_open=False)
+    app = make_app(store, hub=hub, metrics=metrics, admin_token=ADMIN, registration="admin")
     async with TestClient(TestServer(app)) as c:
-        await error_of(await c.post("/api/bots", json={"name": "late"}), 403)
+        await error_of(await c.post("/api/bots", json={"name": "late"}), 401)
         r = await c.post("/api/bots", json={"name": "late"}, headers=bearer(ADMIN))
         assert r.status == 201
 

@@ -92,8 +92,8 @@ async def test_live_matches_answer_a_real_limit_and_an_event_count(
 
 
 async def test_removing_a_removed_bot_again_is_410(client: TestClient) -> None:
-    await client.post("/api/bots", json={"name": "doomed"})
     auth = {"Authorization": f"Bearer {ADMIN}"}
+    await client.post("/api/bots", json={"name": "doomed"}, headers=auth)
     assert (await client.delete("/api/bots/doomed", headers=auth)).status == 200
     again = await client.delete("/api/bots/doomed", headers=auth)
     assert again.status == 410

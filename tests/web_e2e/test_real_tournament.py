@@ -140,7 +140,8 @@ async def test_a_tournament_created_over_http_is_played_by_the_server(server: Ar
     tokens = {}
     async with aiohttp.ClientSession() as http:
         for name in ("east", "west"):
-            async with http.post(f"{base}/api/bots", json={"name": name}) as resp:
+            async with http.post(f"{base}/api/bots", json={"name": name},
+                                 headers={"Authorization": "Bearer admin-token"}) as resp:
                 assert resp.status == 201
                 tokens[name] = (await resp.json())["token"]
         assert server.store.get_bot("east").token_hash == hash_token(tokens["east"])
