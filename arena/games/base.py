@@ -258,4 +258,8 @@ class GameSpec:
     house_bots: dict[str, Callable[[random.Random], HouseBot]]
     default_house_bot: str
     description: str = ""
+    # Descriptions the game gives of itself, read by game-neutral code:
+    # ``rule_defaults``; ``web`` (its replay viewer and result columns, read by
+    # arena.web); ``standings`` (which result keys rank bots over matches, in
+    # which order, and where the places are: arena.tournament.ranking).
     extra: dict[str, Any] = field(default_factory=dict)

@@ -37,6 +37,7 @@ against that folder, so a tournament file works from wherever it is run.
 
 from __future__ import annotations
 
+import random
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -44,7 +45,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import game_names, get_game
+from arena.games.base import RuleConfigError
 from arena.tournament.schedule import HOUSE_PREFIX, ScheduleKind
+
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 DEFAULT_MAX_TABLES = 252  # C(10, 5): round robin up to ten entrants
 MAX_PARALLEL = 64
@@ -280,12 +283,38 @@ def parse_config(doc: dict[str, Any], *, base_dir: Path | str = ".",
         seen.add(entrant.name)
 
     rules = _table(doc, "rules")
+    _check_rules(game, rules)
     return TournamentConfig(
         name=name, game=game, entrants=entrants,
         seed=_int(doc, "seed", "", 0, minimum=0, maximum=2**63 - 1),
         duplicate=_bool(doc, "duplicate", "", True),
         parallel=_int(doc, "parallel", "", 1, minimum=1, maximum=MAX_PARALLEL),
         limits=limits, rules=dict(rules), schedule=schedule, source=source)
+
+
+_RULE_KEY = re.compile(r"rule option (\w+)")
+
+
+def _check_rules(game: str, rules: dict[str, Any]) -> None:
+    """Let the game judge its own rule options now, so a bad one fails before
+    the first match (the game's message names the option and what it allows)."""
+    try:
+        table_seats(game, rules)
+    except RuleConfigError as exc:
+        named = _RULE_KEY.search(str(exc))
+        key = f"rules.{named.group(1)}" if named and named.group(1) in rules else "rules"
+        raise ConfigError(key, str(exc)) from None
+
+
+def table_seats(game: str, rules: dict[str, Any] | None = None) -> int:
+    """Seats at every table of ``game`` under ``rules`` (a rule such as
+    ``players`` may change the game's usual count); RuleConfigError for
+    rules the game refuses."""
+    spec = get_game(game)
+    if not rules:
+        return spec.n_seats
+    # A throwaway engine: only the game knows what its options mean.
+    return spec.new_match(dict(rules), random.Random(0), None).n_seats
 
 
 def load_config(path: Path | str) -> TournamentConfig:

@@ -9,12 +9,42 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from arena.storage.base import MatchRecord, SeatFaults
-from arena.tournament.standings import StandingRow, counted
+from arena.tournament.ranking import ranking_for
+from arena.tournament.standings import OPTIONAL_FIELDS, StandingRow, counted
 
 FORMAT_VERSION = 1
-STANDING_COLUMNS = [f.name for f in fields(StandingRow) if f.name != "vs_next"]  # nested: JSON only
+# Nested fields are JSON only (``figures`` becomes one ``figures.<key>`` column each).
+_NESTED = ("vs_next", "figures")
+STANDING_COLUMNS = [f.name for f in fields(StandingRow) if f.name not in _NESTED]
+FIGURE_PREFIX = "figures."
+MATCH_FAULT_COLUMNS = ["timeouts", "illegal", "disconnects"]
 MATCH_COLUMNS = ["match", "finished_at", "seat", "bot", "rank", "stars", "score_sum",
-                 "timeouts", "illegal", "disconnects"]
+                 *MATCH_FAULT_COLUMNS]  # for Muushig; other games name their own keys
+
+
+def standing_columns(rows: Iterable[StandingRow]) -> list[str]:
+    """The CSV columns of these rows: every row field, the optional ones
+    only when a game of the rows fills them, then one column per ranking key."""
+    rows = list(rows)
+    filled: set[str] = set()
+    figures: list[str] = []
+    for game in dict.fromkeys(r.game for r in rows if r.game is not None):
+        spec = ranking_for(game)
+        filled.update(spec.row_fields())
+        figures += [k.key for k in spec.keys if k.key not in figures]
+    return ([c for c in STANDING_COLUMNS if c not in OPTIONAL_FIELDS or c in filled]
+            + [FIGURE_PREFIX + key for key in figures])
+
+
+def match_columns(matches: Iterable[MatchRecord]) -> list[tuple[str, str]]:
+    """(column, result key) of the ranking keys of these matches' games."""
+    out: list[tuple[str, str]] = []
+    for game in dict.fromkeys(m.game for m in matches):
+        for k in ranking_for(game).keys:
+            column = (k.field or k.key, k.key)
+            if column not in out:
+                out.append(column)
+    return out
 
 
 def match_summary(match: MatchRecord) -> dict[str, Any]:
@@ -57,53 +87,74 @@ def read_json(path: Path | str) -> tuple[list[StandingRow], dict[str, Any]]:
 
 def write_standings_csv(path: Path | str, rows: list[StandingRow]) -> Path:
     path = Path(path)
+    columns = standing_columns(rows)
     with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=STANDING_COLUMNS)
+        writer = csv.DictWriter(f, fieldnames=columns)
         writer.writeheader()
         for row in rows:
             data = row.to_dict()
-            writer.writerow({k: "" if data[k] is None else data[k] for k in STANDING_COLUMNS})
+            for key, value in row.figures.items():
+                data[FIGURE_PREFIX + key] = value
+            writer.writerow({k: "" if data.get(k) is None else data[k] for k in columns})
     return path
+
+
+def _number(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
 
 
 def read_standings_csv(path: Path | str) -> list[StandingRow]:
     """Parse a standings CSV back into rows (types restored)."""
-    types = {f.name: f.type for f in fields(StandingRow)}
+    types = {f.name: str(f.type) for f in fields(StandingRow)}
     rows = []
     with Path(path).open(newline="", encoding="utf-8") as f:
         for raw in csv.DictReader(f):
             values: dict[str, Any] = {}
+            figures: dict[str, int | float] = {}
             for key, text in raw.items():
-                kind = str(types[key])
-                if kind == "str":
-                    values[key] = text
+                if key.startswith(FIGURE_PREFIX):
+                    if text != "":
+                        figures[key[len(FIGURE_PREFIX):]] = _number(text)
+                    continue
+                kind = types[key]
+                if "str" in kind:
+                    values[key] = text if text != "" or "None" not in kind else None
                 elif text == "":
                     values[key] = None
-                elif kind == "int":
+                elif kind in ("int", "int | None"):
                     values[key] = int(text)
+                elif "int" in kind:  # int | float
+                    values[key] = _number(text)
                 else:
                     values[key] = float(text)
-            rows.append(StandingRow(**values))
+            rows.append(StandingRow(**values, figures=figures))
     return rows
 
 
 def write_matches_csv(path: Path | str, matches: Iterable[MatchRecord]) -> Path:
-    """One line per seat of every finished match."""
+    """One line per seat of every finished match, with its game's ranking keys."""
     path = Path(path)
+    done = counted(matches)
+    keys = match_columns(done)
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
-        writer.writerow(MATCH_COLUMNS)
-        for m in counted(matches):
+        writer.writerow(["match", "finished_at", "seat", "bot", "rank",
+                         *(column for column, _ in keys), *MATCH_FAULT_COLUMNS])
+        for m in done:
             s = match_summary(m)
             result = s["result"]
             n = len(s["players"])
-            stars = result.get("stars") or [0] * n
-            sums = result.get("sums") or [0] * n
+            spec = ranking_for(m.game)
+            own = {k.key for k in spec.keys}
+            figures = [(result.get(key) or [0] * n) if key in own else None for _, key in keys]
             for seat, bot in enumerate(s["players"]):
                 fault = s["faults"][seat]
-                writer.writerow([m.id, m.finished_at, seat, bot, result["ranks"][seat],
-                                 stars[seat], sums[seat], fault["timeouts"], fault["illegal"],
-                                 fault["disconnects"]])
+                writer.writerow([m.id, m.finished_at, seat, bot, result[spec.places][seat],
+                                 *("" if v is None else v[seat] for v in figures),
+                                 fault["timeouts"], fault["illegal"], fault["disconnects"]])
     return path
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from arena.games import get_game
 from arena.storage.base import ScheduledMatch
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import TournamentConfig, table_seats
 from dataclasses import replace
 
 from arena.tournament.schedule import ScheduleKind, Table, deck_seed, house_bot_names, make_schedule
@@ -13,6 +14,15 @@ def house_for(config: TournamentConfig, *, seats: int, default_house_bot: str) -
     """Names of the house bots that fill empty seats (none with enough entrants)."""
     missing = max(0, seats - len(config.entrants))
     return house_bot_names(config.schedule.house_bot or default_house_bot, missing)
+
+
+def game_plan(config: TournamentConfig) -> tuple[list[Table], list[Table]]:
+    """(the schedule, its reserve tables) of ``config`` for its own game: the
+    seats its rules give (e.g. thirteen's or Muushig's ``players``) and, unless
+    the file names one, the game's default house bot in empty seats."""
+    spec = get_game(config.game)
+    return plan_parts(config, seats=table_seats(config.game, config.rules),
+                      default_house_bot=spec.default_house_bot)
 
 
 def plan(config: TournamentConfig, *, seats: int, default_house_bot: str) -> list[Table]:

@@ -19,7 +19,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.table import Table
 from rich.text import Text
 
+from arena.tournament.ranking import ranking_for
 from arena.tournament.standings import StandingRow
+
 
 def format_vs_next(row: StandingRow) -> str:
     """Whether this row is really ahead of the next one (standings' vs_next)."""
@@ -32,29 +34,46 @@ def format_vs_next(row: StandingRow) -> str:
     return f"not yet (p={vs['p_value']:.2f}" + (f", ~{more} more)" if more else ")")
 
 
-COLUMNS: list[tuple[str, Callable[[StandingRow], str], str]] = [
-    ("#", lambda r: str(r.rank), "right"),
-    ("bot", lambda r: r.bot, "left"),
-    ("matches", lambda r: str(r.matches), "right"),
-    ("stars", lambda r: str(r.stars), "right"),
-    ("score", lambda r: str(r.score_sum), "right"),
-    ("wins", lambda r: str(r.wins), "right"),
-    ("place", lambda r: f"{r.avg_place:.2f}", "right"),
-    ("stars/match (95% CI)",
-     lambda r: f"{r.stars_per_match:.2f} ({r.stars_ci_low:.2f}-{r.stars_ci_high:.2f})", "right"),
-    ("rating", lambda r: f"{r.rating:.1f} ({r.rating_mu:.1f}±{r.rating_sigma:.1f})", "right"),
-    ("ahead of next?", format_vs_next, "left"),
-    ("t/o", lambda r: str(r.timeouts), "right"),
-    ("illegal", lambda r: str(r.illegal), "right"),
-    ("disc", lambda r: str(r.disconnects), "right"),
-    ("median ms",
-     lambda r: "-" if r.median_latency_ms is None else f"{r.median_latency_ms:.1f}", "right"),
-]
+Column = tuple[str, Callable[[StandingRow], str], str]  # header, cell, alignment
 
 
-# Columns left out first when the table is wider than the terminal.
-HIDE_FIRST = ["disc", "illegal", "t/o", "median ms", "wins", "score", "place",
-              "stars/match (95% CI)"]
+def _figure(value: float) -> str:
+    return str(value) if isinstance(value, int) else f"{value:.2f}"
+
+
+def columns_for(rows: list[StandingRow]) -> tuple[list[Column], list[str]]:
+    """The table's columns for rows of one game (its ranking keys, named by
+    the game's descriptor), and the headers left out first when too wide."""
+    game = next((r.game for r in rows if r.game is not None), None)
+    spec = ranking_for(game) if game is not None else None
+    name = spec.points_name if spec is not None else "points"
+    keys: list[Column] = [(name, lambda r: _figure(r.points), "right")]
+    for k in spec.keys[1:] if spec is not None else ():
+        keys.append((k.label.lower(),
+                     lambda r, key=k.key: _figure(r.figures.get(key, 0)), "right"))
+    per_match = f"{name}/match (95% CI)"
+    columns: list[Column] = [
+        ("#", lambda r: str(r.rank), "right"),
+        ("bot", lambda r: r.bot, "left"),
+        ("matches", lambda r: str(r.matches), "right"),
+        *keys,
+        ("wins", lambda r: str(r.wins), "right"),
+        ("place", lambda r: f"{r.avg_place:.2f}", "right"),
+        (per_match, lambda r: f"{r.points_per_match:.2f} "
+                              f"({r.points_ci_low:.2f}-{r.points_ci_high:.2f})", "right"),
+        ("rating", lambda r: f"{r.rating:.1f} ({r.rating_mu:.1f}±{r.rating_sigma:.1f})",
+         "right"),
+        ("ahead of next?", format_vs_next, "left"),
+        ("t/o", lambda r: str(r.timeouts), "right"),
+        ("illegal", lambda r: str(r.illegal), "right"),
+        ("disc", lambda r: str(r.disconnects), "right"),
+        ("median ms",
+         lambda r: "-" if r.median_latency_ms is None else f"{r.median_latency_ms:.1f}",
+         "right"),
+    ]
+    hide_first = ["disc", "illegal", "t/o", "median ms", "wins",
+                  *(header for header, _, _ in keys[1:]), "place", per_match]
+    return columns, hide_first
 
 
 def _terminal_width() -> int | None:
@@ -66,7 +85,7 @@ def render_table(rows: list[StandingRow], width: int | None = None) -> str:
     ``width`` columns wide (default: the terminal's width on a terminal,
     unlimited otherwise); columns that do not fit are named in a last line."""
     width = _terminal_width() if width is None else width
-    columns = list(COLUMNS)
+    columns, hide_first = columns_for(rows)
     cells_of = {name: [name, *(fmt(row) for row in rows)] for name, fmt, _ in columns}
     widths = {name: max(len(c) for c in cells) for name, cells in cells_of.items()}
     hidden: list[str] = []
@@ -74,7 +93,7 @@ def render_table(rows: list[StandingRow], width: int | None = None) -> str:
     def total() -> int:
         return sum(widths[name] for name, _, _ in columns) + 2 * (len(columns) - 1)
 
-    for name in HIDE_FIRST:
+    for name in hide_first:
         if width is None or total() <= width:
             break
         columns = [c for c in columns if c[0] != name]
@@ -112,10 +131,11 @@ class _EtaColumn(ProgressColumn):
 
 def rich_table(rows: list[StandingRow], *, title: str | None = None) -> Table:
     table = Table(title=title, show_lines=False)
-    for name, _, align in COLUMNS:
+    columns, _ = columns_for(rows)
+    for name, _, align in columns:
         table.add_column(name, justify=align)  # type: ignore[arg-type]
     for row in rows:
-        table.add_row(*(fmt(row) for _, fmt, _ in COLUMNS))
+        table.add_row(*(fmt(row) for _, fmt, _ in columns))
     return table
 
 

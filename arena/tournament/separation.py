@@ -4,7 +4,9 @@ Pure statistics over finished matches, using the duplicate structure: the
 unit of comparison is a **deck set** -- every match dealt from the same
 table label (``MatchRecord.seed``: all duplicate rotations of a table), or
 the match alone when it has none. For two neighbours A and B and each deck
-set in which both played, the paired difference is A's stars minus B's stars
+set in which both played, the paired difference is A's primary figure minus
+B's (the first ranking key the game describes, arena.tournament.ranking:
+stars for Muushig, points for thirteen; turned round when less is better)
 summed over those matches: both met the same cards, so the luck of the deal
 cancels out.
 
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from arena.storage.base import MatchRecord
+from arena.tournament.ranking import ranking_for
 
 ALPHA = 0.05
 METHOD = "sign test over duplicate deck sets"
@@ -41,7 +44,7 @@ class Separation:
     method: str
     more_matches: int | None
     deck_sets: int  # deck sets both played
-    a_better: int  # deck sets where the higher-ranked bot got more stars
+    a_better: int  # deck sets where the higher-ranked bot did better on the primary figure
     b_better: int
 
     def to_wire(self) -> dict[str, Any]:
@@ -87,12 +90,14 @@ def compare(a: str, b: str, matches: Sequence[MatchRecord]) -> Separation:
     for match in matches:
         if match.result is None or a not in match.players or b not in match.players:
             continue
-        stars = match.result.get("stars") or []
-        if len(stars) != len(match.players):
+        primary = ranking_for(match.game).primary
+        figure = match.result.get(primary.key) or []
+        if len(figure) != len(match.players):
             continue
         key = deck_set(match)
-        diff[key] += (sum(s for p, s in zip(match.players, stars) if p == a)
-                      - sum(s for p, s in zip(match.players, stars) if p == b))
+        gap = (sum(s for p, s in zip(match.players, figure) if p == a)
+               - sum(s for p, s in zip(match.players, figure) if p == b))
+        diff[key] += gap if primary.descending else -gap
         size[key] += 1
     wins = sum(1 for d in diff.values() if d > 0)
     losses = sum(1 for d in diff.values() if d < 0)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.games.muushig.options import MuushigRules
+from arena.games.thirteen.rules import ThirteenRules
 from arena.tournament.config import (
     ENTRANT_KEYS,
     LIMITS_KEYS,
@@ -36,6 +37,7 @@ def documented_keys(title: str) -> set[str]:
     ("Top level", TOP_KEYS), ("`[limits]`", LIMITS_KEYS), ("`[schedule]`", SCHEDULE_KEYS),
     ("`[[entrant]]`", ENTRANT_KEYS),
     ("`[rules]` (Muushig)", set(MuushigRules().as_dict())),
+    ("`[rules]` (thirteen)", set(ThirteenRules().as_dict())),
 ])
 def test_every_key_is_documented_and_every_documented_key_exists(title, keys):
     assert documented_keys(title) == set(keys)
@@ -78,3 +80,10 @@ def test_the_demo_file_loads_and_plays_a_few_dozen_matches():
 
     config = load_config(ROOT / "examples" / "demo.toml")
     assert 24 <= len(plan(config, seats=5, default_house_bot="heuristic")) <= 60
+
+
+def test_thirteen_rule_defaults_in_the_reference_are_the_game_defaults():
+    rows = {m[0]: m[1] for m in re.findall(r"^\| `([a-z_]+)` \| [^|]+ \| `([^`]+)` \|",
+                                            section("`[rules]` (thirteen)"), flags=re.M)}
+    defaults = ThirteenRules().as_dict()
+    assert rows == {k: f'"{v}"' if isinstance(v, str) else str(v) for k, v in defaults.items()}

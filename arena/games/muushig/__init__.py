@@ -48,6 +48,18 @@ SPEC = GameSpec(
     ),
     extra={
         "rule_defaults": MuushigRules().as_dict(),
+        # How standings rank bots over matches of this game (arena.tournament.ranking):
+        # the match rule summed over matches. ``field`` names the standings-row
+        # fields that carried these sums before games described themselves.
+        "standings": {
+            "rank_by": [{"key": "stars", "order": "desc", "label": "Stars", "field": "stars"},
+                        {"key": "sums", "order": "asc", "label": "Score sum",
+                         "field": "score_sum"}],
+            "places": "ranks",
+            "points_name": "stars",
+            "note": "Ranked by stars (rounds won), then by the lower sum of final scores.",
+            "per_match_prefix": "stars",
+        },
         # How the web's match page draws a match of this game (arena.web.pages).
         "web": {
             "replay_script": "replay.js",

@@ -49,6 +49,13 @@ SPEC = GameSpec(
     extra={
         "rule_defaults": ThirteenRules().as_dict(),
         "phases": [ARRANGE],
+        # How standings rank bots over matches of this game (arena.tournament.ranking).
+        "standings": {
+            "rank_by": [{"key": "totals", "order": "desc", "label": "Points"}],
+            "places": "ranks",
+            "points_name": "points",
+            "note": "Ranked by total points over all deals of all matches.",
+        },
         # How the web's match page draws a match of this game (arena.web.pages).
         "web": {
             "replay_script": "replay_thirteen.js",

@@ -203,6 +203,12 @@ class ThirteenEngine:
         return self.default_for(self._current())
 
     # ------------------------------------------------------- read-only
+    @property
+    def deal_label(self) -> dict[str, int]:
+        """Names the deal being made (protocol §5): a keyed deck source gives
+        every duplicate rotation of a table the same deck for the same deal."""
+        return {"deal": self._deal}
+
     def deals(self) -> list:
         return [d.deal for d in self._deal_events]
 
