@@ -74,7 +74,9 @@ def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]),
         logger_factory=structlog.PrintLoggerFactory(file=_Stderr()),  # type: ignore[arg-type]
-        cache_logger_on_first_use=True,
+        # Not cached: a module's logger must follow a later configure()
+        # (a command run in-process after another, or a test capturing logs).
+        cache_logger_on_first_use=False,
     )
 
 
