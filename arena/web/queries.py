@@ -87,6 +87,9 @@ def public_config(config: Wire) -> Wire:
     entrants = config.get("entrants")
     if isinstance(entrants, list):
         out["entrants"] = [{"name": e.get("name")} for e in entrants if isinstance(e, dict)]
+    deals = config.get("deals")
+    if isinstance(deals, dict):  # the commitment to the deal key is public by design
+        out["deals"] = {k: deals[k] for k in ("scheme", "commitment") if k in deals}
     return out
 
 
