@@ -141,6 +141,8 @@ class LiveBridge:
         self.stale_s = stale_s
         self.sent = 0  # notifications published
         self.heard = 0  # messages of other nodes applied
+        self.dropped = 0  # own messages lost while the database was unreachable
+        self._failing = False
         self._store: Any = None
         self._subscription = Subscription(url, channel)
         self._tasks: list[asyncio.Task[None]] = []
@@ -186,8 +188,15 @@ class LiveBridge:
             self.sent += len(payloads)
         except StorageError as exc:
             # Live views of other nodes miss these; the stored logs have them.
-            log.warning("live_bridge_publish_failed", node=self.node, messages=len(messages),
-                        error=str(exc))
+            # Said once per outage, not at every tick.
+            self.dropped += len(messages)
+            if not self._failing:
+                log.warning("live_bridge_publish_failed", node=self.node, error=str(exc))
+            self._failing = True
+            return
+        if self._failing:
+            log.info("live_bridge_publishing_again", node=self.node, dropped=self.dropped)
+            self._failing = False
 
     async def _listen(self) -> None:
         async for item in self._subscription:

@@ -221,6 +221,11 @@ class SharedTournamentRunner(TournamentRunner):
     async def _play_once(self, slot: Any, lost: asyncio.Event) -> bool:
         tid = self.record.id
         await self._await_local_bots(slot.players)
+        # A match started while the database is away could not be stored:
+        # wait for it (the lease is renewed meanwhile, or taken over).
+        await self._retrying(self.store.get_tournament, tid)
+        if lost.is_set():
+            raise SlotLostError(slot.slot)
         players = [self._player(name) for name in slot.players]
         limits = Limits(self.config.limits.decision_ms, self.config.limits.bank_ms,
                         self.server.config.timeouts_before_autopilot)

@@ -87,6 +87,8 @@ def test_three_nodes_share_a_tournament_and_survive_two_kills(pg_url, tmp_path):
         assert takeover_s and all(LEASE_S * 0.6 <= t <= LEASE_S + 4 for t in takeover_s), \
             takeover_s
         assert survivor.log_events("slot_taken_over")
+        # The local entrants played every match themselves (none by autopilot).
+        assert not any(n.log_events("seat_played_by_autopilot") for n in nodes.values())
         # node-3's web showed matches node-1 and node-2 played, live.
         assert {"node-1", "node-2"} & seen_remote_live, seen_remote_live
         aborted = store.list_matches(tournament_id=tid, status=MatchStatus.ABORTED,
