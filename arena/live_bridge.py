@@ -22,13 +22,14 @@ with the events that follow.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
 import structlog
 
 from arena.storage.base import StorageError
-from arena.storage.notify import MAX_PAYLOAD_BYTES, Notice, Resync, Subscription, encode, publish
+from arena.storage.notify import MAX_PAYLOAD_BYTES, Notice, Resync, Subscription, publish
 from arena.web.live import LiveHub
 
 log = structlog.get_logger("arena.live_bridge")
@@ -95,6 +96,10 @@ class BridgedHub(LiveHub):
         return ended
 
 
+def _size(message: dict[str, Any]) -> int:
+    return len(json.dumps(message, separators=(",", ":"), allow_nan=False).encode())
+
+
 def bundles(node: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Pack messages, in order, into payloads that fit one notification;
     an events message too big for one is split, and a single event that
@@ -106,7 +111,7 @@ def bundles(node: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     pending = list(reversed(messages))
     while pending:
         message = pending.pop()
-        n = len(encode(message).encode())
+        n = _size(message)
         if n > _BUNDLE_BYTES:
             events = message.get("d") if message.get("t") == "ev" else None
             if events and len(events) > 1:
@@ -165,8 +170,10 @@ class LiveBridge:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        if self._store is not None:
-            await asyncio.to_thread(self._store.close)
+        self._tasks = []
+        store, self._store = self._store, None
+        if store is not None:
+            await asyncio.to_thread(store.close)
 
     async def _send(self) -> None:
         last_beat = 0.0
