@@ -109,7 +109,7 @@ async def run_tournament_command(args: Any, base: ServerConfig) -> int:
     from arena.server.server import ArenaServer
     from arena.storage import open_store
     from arena.tournament.export import export_standings
-    from arena.tournament.runner import TournamentError, TournamentRunner, standings_rows
+    from arena.tournament.runner import TournamentError, standings_rows
     from arena.tournament.progress import ProgressDisplay, render_table
 
     node = node_name(args)

@@ -171,7 +171,6 @@ class SharedTournamentRunner(TournamentRunner):
 
     async def _play_leased(self, lease: SlotLease) -> None:
         slot = lease.slot
-        tid = self.record.id
         if slot.attempts > 1:
             self.takeovers.append(slot.slot)
             log.info("slot_taken_over", node=self.node, slot=slot.slot, attempt=slot.attempts)
