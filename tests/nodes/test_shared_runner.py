@@ -17,7 +17,7 @@ from arena.tournament.config import load_config
 from arena.tournament.runner import TournamentError, create_or_load
 from arena.tournament.shared import QueueSettings, SharedTournamentRunner
 
-from .nodes import assert_each_slot_once, write_tournament
+from .nodes import ROOT, assert_each_slot_once, write_tournament
 
 
 def _held_by(store, tid: str, node: str) -> list[int]:
@@ -39,12 +39,29 @@ async def _running_slot(store, tid: str, node: str) -> int:
     raise AssertionError("no match started")
 
 
+SLOW_BOT = """
+import random
+import time
+from protocol.sdk import run_bot
+
+def play(phase, legal, state):
+    time.sleep(0.005)  # a match lasts longer than a lease renewal
+    return random.choice(legal)
+
+run_bot(play)
+"""
+
+
 async def _tournament(tmp_path: Path, lease_s: float):
-    path = write_tournament(tmp_path, tables=2, name="runner")
+    path = write_tournament(tmp_path, tables=1, name="runner")
+    bot = tmp_path / "slow_bot.py"
+    bot.write_text(SLOW_BOT)
     text = path.read_text()
-    # One local bot (a real process, so a match lasts a moment), house bots elsewhere.
+    # One local bot (a real process, slow enough for a renewal to happen
+    # mid-match), house bots in the other seats.
     text = text[:text.index('[[entrant]]\nname = "py-heuristic"')].replace("parallel = 2",
                                                                           "parallel = 1")
+    text = text.replace(str(ROOT / "sample_bots" / "python_random" / "bot.py"), str(bot))
     path.write_text(text)
     store = open_store(tmp_path / "arena.db", node="node-a")
     config = load_config(path)
