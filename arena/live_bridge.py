@@ -30,6 +30,7 @@ import structlog
 
 from arena.storage.base import StorageError
 from arena.storage.notify import MAX_PAYLOAD_BYTES, Notice, Resync, Subscription, publish
+from arena.storage.writer import encode_record as _dumps  # the hub's own JSON form
 from arena.web.live import LiveHub
 
 log = structlog.get_logger("arena.live_bridge")
@@ -49,16 +50,19 @@ class BridgedHub(LiveHub):
 
     def match_started(self, match_id: str, info: dict[str, Any]) -> None:
         super().match_started(match_id, info)
-        self.outbox.append({"t": "start", "m": match_id, "info": info})
+        self.outbox.append({"t": "start", "m": match_id, "info": dict(info)})
 
     def match_events(self, match_id: str,
                      events: list[tuple[dict[str, Any], str | None]]) -> None:
         super().match_events(match_id, events)
-        self.outbox.append({"t": "ev", "m": match_id, "d": [data for data, _ in events]})
+        # Encoded now: the caller may reuse its dicts for the next step.
+        self.outbox.append({"t": "ev", "m": match_id,
+                            "j": [_dumps(data) if text is None else text
+                                  for data, text in events]})
 
     def match_ended(self, match_id: str, summary: dict[str, Any]) -> None:
         super().match_ended(match_id, summary)
-        self.outbox.append({"t": "end", "m": match_id, "s": summary})
+        self.outbox.append({"t": "end", "m": match_id, "s": dict(summary)})
 
     def standings_changed(self, scope: str) -> None:
         super().standings_changed(scope)
@@ -79,7 +83,8 @@ class BridgedHub(LiveHub):
             if not self.is_live(match_id):  # joined mid-match: show it from here on
                 self.remote_matches[match_id] = node
                 LiveHub.match_started(self, match_id, {"node": node})
-            LiveHub.match_events(self, match_id, [(d, None) for d in message.get("d", [])])
+            LiveHub.match_events(self, match_id,
+                                 [(json.loads(text), text) for text in message.get("j", [])])
         elif kind == "end":
             self.remote_matches.pop(match_id, None)
             LiveHub.match_ended(self, match_id, message.get("s", {}))
@@ -113,11 +118,11 @@ def bundles(node: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         message = pending.pop()
         n = _size(message)
         if n > _BUNDLE_BYTES:
-            events = message.get("d") if message.get("t") == "ev" else None
+            events = message.get("j") if message.get("t") == "ev" else None
             if events and len(events) > 1:
                 half = len(events) // 2
-                pending.append({**message, "d": events[half:]})
-                pending.append({**message, "d": events[:half]})
+                pending.append({**message, "j": events[half:]})
+                pending.append({**message, "j": events[:half]})
             else:
                 log.warning("live_message_too_large", match=message.get("m"), bytes=n)
             continue

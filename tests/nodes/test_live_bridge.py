@@ -11,8 +11,8 @@ from arena.storage.notify import MAX_PAYLOAD_BYTES
 
 
 def test_bundles_fit_one_notification_and_keep_the_order():
-    events = [{"kind": "play", "card": f"{i:04d}" + "x" * 40} for i in range(400)]
-    messages = [{"t": "start", "m": "m1", "info": {}}, {"t": "ev", "m": "m1", "d": events},
+    events = [json.dumps({"kind": "play", "card": f"{i:04d}" + "x" * 40}) for i in range(400)]
+    messages = [{"t": "start", "m": "m1", "info": {}}, {"t": "ev", "m": "m1", "j": events},
                 {"t": "end", "m": "m1", "s": {}}]
     out = bundles("node-1", messages)
     assert len(out) > 1
@@ -20,14 +20,24 @@ def test_bundles_fit_one_notification_and_keep_the_order():
                for b in out)
     flat = [m for b in out for m in b["msgs"]]
     assert flat[0]["t"] == "start" and flat[-1]["t"] == "end"
-    assert [e for m in flat if m["t"] == "ev" for e in m["d"]] == events
+    assert [e for m in flat if m["t"] == "ev" for e in m["j"]] == events
     assert {b["n"] for b in out} == {"node-1"}
 
 
 def test_an_event_too_big_for_any_notification_is_left_out():
-    huge = {"kind": "note", "text": "x" * (MAX_PAYLOAD_BYTES + 10)}
-    out = bundles("n", [{"t": "ev", "m": "m1", "d": [huge, {"kind": "small"}]}])
-    assert [m["d"] for b in out for m in b["msgs"]] == [[{"kind": "small"}]]
+    huge = json.dumps({"kind": "note", "text": "x" * (MAX_PAYLOAD_BYTES + 10)})
+    small = json.dumps({"kind": "small"})
+    out = bundles("n", [{"t": "ev", "m": "m1", "j": [huge, small]}])
+    assert [m["j"] for b in out for m in b["msgs"]] == [[small]]
+
+
+def test_an_event_is_sent_as_it_was_when_published():
+    hub = BridgedHub()
+    hub.match_started("m1", {})
+    event = {"kind": "play", "card": "AS"}
+    hub.match_events("m1", [(event, None)])
+    event["card"] = "KD"  # the table reuses its objects for the next step
+    assert json.loads(hub.outbox[-1]["j"][0]) == {"kind": "play", "card": "AS"}
 
 
 def test_own_messages_go_out_and_remote_ones_do_not():
@@ -35,9 +45,10 @@ def test_own_messages_go_out_and_remote_ones_do_not():
     hub.match_started("m1", {"players": ["a"]})
     hub.match_events("m1", [({"kind": "deal"}, None)])
     assert [m["t"] for m in hub.outbox] == ["start", "ev"]
+    assert json.loads(hub.outbox[1]["j"][0]) == {"kind": "deal"}
     hub.outbox.clear()
     hub.apply_remote("node-2", {"t": "start", "m": "m2", "info": {"players": ["b"]}})
-    hub.apply_remote("node-2", {"t": "ev", "m": "m2", "d": [{"kind": "deal"}]})
+    hub.apply_remote("node-2", {"t": "ev", "m": "m2", "j": ['{"kind":"deal"}']})
     assert hub.outbox == []
     live = {m["id"]: m for m in hub.live_matches()}
     assert live["m2"]["node"] == "node-2" and live["m2"]["events"] == 1
@@ -47,7 +58,7 @@ def test_own_messages_go_out_and_remote_ones_do_not():
 
 def test_a_match_joined_mid_way_is_shown_from_its_next_event():
     hub = BridgedHub()
-    hub.apply_remote("node-2", {"t": "ev", "m": "m9", "d": [{"kind": "play"}]})
+    hub.apply_remote("node-2", {"t": "ev", "m": "m9", "j": ['{"kind":"play"}']})
     assert [m["id"] for m in hub.live_matches()] == ["m9"]
     hub.apply_remote("node-2", {"t": "end", "m": "m9", "s": {"result": {}}})
     assert hub.live_matches() == []
