@@ -237,6 +237,7 @@ class SharedTournamentRunner(TournamentRunner):
         watcher.cancel()
         if not play.done():
             # Another node plays this slot now: stop ours (the table aborts it).
+            await self._until_cancellable(play, (tid, slot.slot))
             play.cancel()
             await asyncio.gather(play, return_exceptions=True)
             raise SlotLostError(slot.slot)
@@ -248,6 +249,18 @@ class SharedTournamentRunner(TournamentRunner):
         # and a finish the database did not take both end here, unfinished.
         log.warning("slot_aborted", node=self.node, slot=slot.slot, reason=outcome.aborted)
         return False
+
+    async def _until_cancellable(self, play: asyncio.Task[Any], slot: tuple[str, int]) -> None:
+        """Wait while the slot's table is still being stored as started: a
+        table cancelled then would keep its bots seated (they never come
+        back to the lobby). Seats still being claimed are given back by
+        play_match itself."""
+        while not play.done():
+            table = next((t for t in self.server.tables.values()
+                          if getattr(t, "slot", None) == slot), None)
+            if table is None or self.server.hub.is_live(table.match_id):
+                return
+            await asyncio.sleep(0.02)
 
     async def _renew(self, slot: int, lost: asyncio.Event) -> None:
         every = self.queue.lease_s / 3
