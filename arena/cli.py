@@ -254,7 +254,10 @@ async def _serve(config: Any, *, hosted: bool = False, ladder_interval: float = 
         from arena.web.hosting_api import Hosting
 
         hosting = Hosting(VersionStore(hosting_root(config.db)))
-    server = ArenaServer(config, store, hosting=hosting)
+    from arena.tournament.command import start_bridge  # live events of the other nodes
+
+    hub, bridge = await start_bridge(config.db, store.node)
+    server = ArenaServer(config, store, hosting=hosting, hub=hub)
     await server.start()
     service = None
     if hosting is not None:
@@ -275,6 +278,8 @@ async def _serve(config: Any, *, hosted: bool = False, ladder_interval: float = 
     if service is not None:
         await service.stop()
     await server.stop()
+    if bridge is not None:
+        await bridge.stop()
     store.close()
     return 0
 

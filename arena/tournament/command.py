@@ -50,7 +50,16 @@ def add_tournament_options(p: argparse.ArgumentParser) -> None:
                         f"(default: {DEFAULT_MAX_EXTRA_MATCHES})")
     p.add_argument("--secret", default=None, metavar="HEX",
                    help="deal from this key (the one a finished tournament revealed) instead "
-                        "of a fresh one, to replay its exact decks on a new --db")
+                        "of a fresh one, to replay its exact decks on a new --db; on several "
+                        "nodes, every node gets the same key")
+    p.add_argument("--node", default=None, metavar="NAME",
+                   help="share the tournament with other nodes on the same --db: this node "
+                        "claims slots from the shared queue (default: $ARENA_NODE; without "
+                        "a name the tournament is played by this process alone)")
+    p.add_argument("--lease", type=float, default=None, metavar="SECONDS",
+                   help="with --node: how long a claimed slot stays this node's without a "
+                        "renewal; a dead node's slots are replayed after it "
+                        "(default: 30)")
 
 
 class TournamentCommandError(Exception):
@@ -100,10 +109,12 @@ async def run_tournament_command(args: Any, base: ServerConfig) -> int:
     from arena.server.server import ArenaServer
     from arena.storage import open_store
     from arena.tournament.export import export_standings
-    from arena.tournament.runner import TournamentError, TournamentRunner, standings_rows
+    from arena.tournament.runner import TournamentError, standings_rows
     from arena.tournament.progress import ProgressDisplay, render_table
 
-    store = open_store(args.db)
+    node = node_name(args)
+    store = open_store(args.db, node=node)
+    bridge = None
     try:
         try:
             config, record = _load(args, store)
@@ -116,14 +127,21 @@ async def run_tournament_command(args: Any, base: ServerConfig) -> int:
         server_config = ServerConfig(**{**base.__dict__, "decision_ms": limits.decision_ms,
                                         "bank_ms": limits.bank_ms, "game": config.game,
                                         "matchmaking": False})
-        server = ArenaServer(server_config, store)
+        hub, bridge = await start_bridge(args.db, node)
+        server = ArenaServer(server_config, store, hub=hub)
         await server.start()
         page = (f"http://{server_config.host}:{server.http_port}/tournaments/{record.id}"
                 if server.http_port else None)
         print(f"tournament {record.id}: {config.name}"
               + (f" — standings on {page}" if page else ""), flush=True)
         display = ProgressDisplay(title=config.name)
-        runner = TournamentRunner(server, config, record, on_progress=display.update)
+        try:
+            runner = new_runner(server, config, record, node=node, lease_s=args_lease(args),
+                                on_progress=display.update)
+        except (TournamentError, TournamentCommandError) as exc:
+            await server.stop()
+            print(f"arena tournament: {exc}", file=sys.stderr)
+            return 2
         task = asyncio.create_task(runner.run())
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -163,4 +181,51 @@ async def run_tournament_command(args: Any, base: ServerConfig) -> int:
         await server.stop()
         return 0 if complete else 1
     finally:
+        if bridge is not None:
+            await bridge.stop()
         store.close()
+
+
+def node_name(args: Any) -> str | None:
+    import os
+
+    from arena.storage import NODE_ENV
+
+    return getattr(args, "node", None) or os.environ.get(NODE_ENV) or None
+
+
+def args_lease(args: Any) -> float | None:
+    lease = getattr(args, "lease", None)
+    if lease is not None and not lease > 0:
+        raise TournamentCommandError("--lease must be more than 0 seconds")
+    return lease
+
+
+def new_runner(server: Any, config: TournamentConfig, record: Any, *, node: str | None,
+               lease_s: float | None = None, **kwargs: Any) -> Any:
+    """The runner of this process: the shared queue with a node name, else
+    the single-process runner."""
+    from arena.tournament.runner import TournamentRunner
+
+    if node is None:
+        return TournamentRunner(server, config, record, **kwargs)
+    from arena.tournament.shared import DEFAULT_LEASE_S, QueueSettings, SharedTournamentRunner
+
+    lease = lease_s if lease_s is not None else DEFAULT_LEASE_S
+    return SharedTournamentRunner(server, config, record, **kwargs, queue=QueueSettings(
+        node=node, lease_s=lease, poll_s=min(1.0, lease / 10)))
+
+
+async def start_bridge(db: str, node: str | None) -> tuple[Any, Any]:
+    """(hub, bridge): on PostgreSQL with a node name, a hub bridged to the
+    other nodes' (arena/live_bridge.py); else a plain hub and no bridge."""
+    from arena.storage import is_postgres_url
+
+    if node is None or not is_postgres_url(db):
+        return None, None
+    from arena.live_bridge import BridgedHub, LiveBridge
+
+    hub = BridgedHub()
+    bridge = LiveBridge(hub, db, node)
+    await bridge.start()
+    return hub, bridge

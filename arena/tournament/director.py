@@ -16,7 +16,8 @@ import structlog
 from arena.server.server import ArenaServer
 from arena.storage.base import StorageError, TournamentStatus
 from arena.tournament.config import ConfigError, config_from_wire
-from arena.tournament.runner import TournamentError, TournamentRunner, build_schedule
+from arena.tournament.command import new_runner
+from arena.tournament.runner import TournamentError, build_schedule
 
 log = structlog.get_logger("arena.director")
 
@@ -53,15 +54,24 @@ class TournamentDirector:
                 raise ConfigError("entrant", "local entrants run with 'arena tournament', "
                                   "not inside the server")
             if not store.get_schedule(tid):
-                await self.server.writer.call(store.add_schedule, tid, build_schedule(config, tid))
+                try:
+                    await self.server.writer.call(store.add_schedule, tid,
+                                                  build_schedule(config, tid))
+                except StorageError:
+                    if not store.get_schedule(tid):
+                        raise
+                    # another node gave it its schedule at the same moment
         except (ConfigError, StorageError, ValueError) as exc:
             log.error("tournament_cancelled", tournament=tid, reason=str(exc))
             await self.server.writer.set_tournament_status(tid, TournamentStatus.CANCELLED)
             return
         log.info("tournament_directed", tournament=tid, entrants=config.entrant_names)
         try:
-            runner = TournamentRunner(self.server, config, record,
-                                      claim_timeout_s=self.claim_timeout_s)
+            # A named node shares the tournament with the other nodes on the
+            # same store (arena/tournament/shared.py).
+            runner = new_runner(self.server, config, record,
+                                node=getattr(store, "node", None),
+                                claim_timeout_s=self.claim_timeout_s)
         except TournamentError as exc:  # its deal key is lost: it cannot be dealt fairly
             log.error("tournament_cancelled", tournament=tid, reason=str(exc))
             await self.server.writer.set_tournament_status(tid, TournamentStatus.CANCELLED)

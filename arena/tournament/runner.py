@@ -31,6 +31,7 @@ from arena.server.local_bots import LocalBot, LocalBots, check_commands
 from arena.server.server import ArenaServer, PlayerSpec
 from arena.server.table import Limits
 from arena.storage.base import (
+    AlreadyExistsError,
     MatchStatus,
     NotFoundError,
     ScheduledMatch,
@@ -82,11 +83,7 @@ def create_or_load(store: Store, config: TournamentConfig, *,
     except NotFoundError:
         pass
     else:
-        key = tournament_key(store, record)
-        if secret is not None and secret != key:
-            raise TournamentError(f"tournament {tid} was started with another deal key; "
-                                  "use a fresh --db to replay it with --secret")
-        return record, False
+        return _joined(store, record, secret), False
     key = keyring.load(tid)
     if key is None:
         key = keyring.create(tid, secret)
@@ -97,8 +94,29 @@ def create_or_load(store: Store, config: TournamentConfig, *,
     wire["deals"] = {"scheme": DEAL_SCHEME, "commitment": key_commitment(key)}
     record = TournamentRecord(id=tid, name=config.name, game=config.game, config=wire,
                               status=TournamentStatus.PENDING, created_at=time.time())
-    store.create_tournament(record, build_schedule(config, tid))
+    try:
+        store.create_tournament(record, build_schedule(config, tid))
+    except AlreadyExistsError:  # another node created it at the same moment
+        return _joined(store, store.get_tournament(tid), secret), False
     return record, True
+
+
+def _joined(store: Store, record: TournamentRecord, secret: bytes | None) -> TournamentRecord:
+    """An existing tournament, resumed or joined by another node. A node
+    joining one created elsewhere learns the deal key from ``secret``
+    (every node of a shared tournament deals from the same key)."""
+    keyring = DealKeyring.for_store(store)
+    published = (record.config.get("deals") or {}).get("commitment")
+    if secret is not None and keyring.load(record.id) is None and published is not None:
+        if key_commitment(secret) != published:
+            raise TournamentError(f"tournament {record.id} was started with another deal key "
+                                  "than --secret; give every node the key the first one got")
+        keyring.create(record.id, secret)
+    key = tournament_key(store, record)
+    if secret is not None and secret != key:
+        raise TournamentError(f"tournament {record.id} was started with another deal key; "
+                              "use a fresh --db to replay it with --secret")
+    return record
 
 
 def bot_log_dir(store: Store) -> Path:
@@ -125,7 +143,8 @@ def tournament_key(store: Store, record: TournamentRecord) -> bytes:
     try:
         return keyring.load_checked(record.id, published)
     except KeyringError as exc:
-        raise TournamentError(f"cannot deal tournament {record.id}: {exc}") from None
+        raise TournamentError(f"cannot deal tournament {record.id}: {exc} (a node joining a "
+                              "tournament started elsewhere needs its key: --secret HEX)") from None
 
 
 class TournamentRunner:
