@@ -284,19 +284,20 @@ async def _serve(config: Any, *, hosted: bool = False, ladder_interval: float = 
 
 # -- match --------------------------------------------------------------------------
 
-def _parse_players(specs: list[str], seats: int,
-                   house_kinds: Sequence[str] = ()) -> list[tuple[str, str | None, list[str] | None]]:
-    """Each entry: (name, house kind or None, command or None)."""
+def _parse_players(specs: list[str], seats: int, house_kinds: Sequence[str] = (),
+                   default_house: str = "heuristic") -> list[tuple[str, str | None, list[str] | None]]:
+    """Each entry: (name, house kind or None, command or None); ``house:``
+    and missing seats get ``default_house``, the game's best house bot."""
     from arena.web.errors import NAME_RE
 
     players: list[tuple[str, str | None, list[str] | None]] = []
     names: set[str] = set()
     for spec in specs:
         if spec.startswith("house:"):
-            kind = spec.split(":", 1)[1] or "heuristic"
+            kind = spec.split(":", 1)[1] or default_house
             if house_kinds and kind not in house_kinds:
                 raise UserError(f"no house bot {kind!r}; there are: {', '.join(sorted(house_kinds))} "
-                                "(e.g. house:heuristic)")
+                                f"(e.g. house:{default_house})")
             name = f"house-{kind}-{len(players) + 1}"
             players.append((name, kind, None))
         elif "=" in spec:
@@ -319,7 +320,7 @@ def _parse_players(specs: list[str], seats: int,
     if len(players) > seats:
         raise UserError(f"at most {seats} players, got {len(players)}")
     while len(players) < seats:
-        players.append((f"house-heuristic-{len(players) + 1}", "heuristic", None))
+        players.append((f"house-{default_house}-{len(players) + 1}", default_house, None))
     return players
 
 
@@ -366,7 +367,8 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
         store.close()
         raise
     try:
-        players = _parse_players(specs, server.seats_for(config.rules), tuple(server.spec.house_bots))
+        players = _parse_players(specs, server.seats_for(config.rules), tuple(server.spec.house_bots),
+                                 server.spec.default_house_bot)
         for name, _, command in players:
             if command is not None:
                 check_command(name, command)
