@@ -19,7 +19,8 @@ from arena.cli_errors import (
     FAILURE_EXIT, INTERNAL_EXIT, USAGE_EXIT, CommandFailed, UserError, describe,
     require_existing_store,
 )
-from arena.cli_output import HelpFormatter, RawHelpFormatter, format_result
+from arena.cli_output import HelpFormatter, RawHelpFormatter, format_result, format_result_columns
+from arena.games import game_names
 from arena.logs import configure_logging
 
 log = structlog.get_logger("arena.cli")
@@ -121,6 +122,8 @@ def _parser() -> argparse.ArgumentParser:
                             "arena's interpreter) or house:KIND; missing seats get house bots")
     match.add_argument("--seed", default=None,
                        help="deck seed: the same seed deals the same cards (default: random)")
+    match.add_argument("--game", default=None, choices=game_names(),
+                       help="the game to play (default: the server's, muushig)")
     _server_options(match, db_default=":memory:", http_default=None)
     match.set_defaults(func=_cmd_match)
 
@@ -286,19 +289,20 @@ async def _serve(config: Any, *, hosted: bool = False, ladder_interval: float = 
 
 # -- match --------------------------------------------------------------------------
 
-def _parse_players(specs: list[str], seats: int,
-                   house_kinds: Sequence[str] = ()) -> list[tuple[str, str | None, list[str] | None]]:
-    """Each entry: (name, house kind or None, command or None)."""
+def _parse_players(specs: list[str], seats: int, house_kinds: Sequence[str] = (),
+                   default_house: str = "heuristic") -> list[tuple[str, str | None, list[str] | None]]:
+    """Each entry: (name, house kind or None, command or None); ``house:``
+    and missing seats get ``default_house``, the game's best house bot."""
     from arena.web.errors import NAME_RE
 
     players: list[tuple[str, str | None, list[str] | None]] = []
     names: set[str] = set()
     for spec in specs:
         if spec.startswith("house:"):
-            kind = spec.split(":", 1)[1] or "heuristic"
+            kind = spec.split(":", 1)[1] or default_house
             if house_kinds and kind not in house_kinds:
                 raise UserError(f"no house bot {kind!r}; there are: {', '.join(sorted(house_kinds))} "
-                                "(e.g. house:heuristic)")
+                                f"(e.g. house:{default_house})")
             name = f"house-{kind}-{len(players) + 1}"
             players.append((name, kind, None))
         elif "=" in spec:
@@ -321,7 +325,7 @@ def _parse_players(specs: list[str], seats: int,
     if len(players) > seats:
         raise UserError(f"at most {seats} players, got {len(players)}")
     while len(players) < seats:
-        players.append((f"house-heuristic-{len(players) + 1}", "heuristic", None))
+        players.append((f"house-{default_house}-{len(players) + 1}", default_house, None))
     return players
 
 
@@ -343,7 +347,8 @@ def check_command(name: str, command: list[str], cwd: Path | None = None) -> Non
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
-    config = _server_config(args, matchmaking=False, open=False)
+    game = {"game": args.game} if args.game else {}
+    config = _server_config(args, matchmaking=False, open=False, **game)
     return asyncio.run(_match(config, args.players, args.seed))
 
 
@@ -367,7 +372,8 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
         store.close()
         raise
     try:
-        players = _parse_players(specs, server.seats_for(config.rules), tuple(server.spec.house_bots))
+        players = _parse_players(specs, server.seats_for(config.rules), tuple(server.spec.house_bots),
+                                 server.spec.default_house_bot)
         for name, _, command in players:
             if command is not None:
                 check_command(name, command)
@@ -398,8 +404,18 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
         store.close()
     if outcome.result is None:
         raise CommandFailed(f"match {outcome.match_id} aborted: {outcome.aborted}")
-    print(format_result(outcome.match_id, outcome.players, outcome.result))
+    columns = server.spec.extra.get("web", {}).get("result_columns")
+    if columns and not _has_round_table(outcome.result):
+        print(format_result_columns(outcome.match_id, outcome.players, outcome.result, columns))
+    else:
+        print(format_result(outcome.match_id, outcome.players, outcome.result))
     return 0
+
+
+def _has_round_table(result: dict[str, Any]) -> bool:
+    """A result with stars, per-round final scores and sums gets the table
+    with a column per round; any other game's, its descriptor's columns."""
+    return {"stars", "final_scores", "sums"} <= result.keys()
 
 
 async def _first_bot_dead_before_seating(play: asyncio.Future[Any], server: Any,

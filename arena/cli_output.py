@@ -38,3 +38,20 @@ def format_result(match_id: str, players: list[str], result: dict[str, Any]) -> 
              "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows]
     return "\n".join(lines)
+
+
+def format_result_columns(match_id: str, players: list[str], result: dict[str, Any],
+                          columns: list[list[str]]) -> str:
+    """A match result as the game describes it: one row per seat (best
+    place first), one column per ``[result key, label]`` of its descriptor
+    (``GameSpec.extra["web"]["result_columns"]``)."""
+    header = ["seat", "bot", *[label for _, label in columns]]
+    ranks = result.get("ranks") or [0] * len(players)
+    rows = [[str(seat), players[seat], *[str(result[key][seat]) for key, _ in columns]]
+            for seat in sorted(range(len(players)), key=lambda s: (ranks[s], s))]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    lines = [f"match {match_id}",
+             "  ".join(h.ljust(w) for h, w in zip(header, widths)),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows]
+    return "\n".join(lines)

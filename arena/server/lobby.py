@@ -2,13 +2,14 @@
 
 Two ways out of the lobby:
 
-* matchmaking (``arena serve``): as soon as a full table's worth of bots is
-  waiting, they are seated at random; once somebody has waited
-  ``house_wait_s``, the empty seats are filled with house bots, so a single
-  bot can always get a game;
+* matchmaking (``arena serve``): as soon as a full table's worth of bots of
+  one game is waiting, they are seated at random; once somebody has waited
+  ``house_wait_s``, the empty seats of their game's table are filled with
+  house bots, so a single bot can always get a game. Each connection waits
+  for the game its hello named (``game_of``); games are never mixed;
 * claiming (``arena match``, tournaments): a caller waits for an idle
-  connection of one named bot. Bots that a tournament reserves are never
-  taken by matchmaking.
+  connection of one named bot that waits for the match's game. Bots that a
+  tournament reserves are never taken by matchmaking.
 
 A connection in the lobby is *waiting* while one of these ways may still
 seat it: its bot is reserved or being claimed, or matchmaking may pick it.
@@ -21,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import time
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Union
 
 import structlog
 
@@ -35,10 +36,18 @@ class ClaimTimeoutError(TimeoutError):
     """A named bot did not connect (or stayed busy) in time."""
 
 
+def _same_game(conn: "BotConnection") -> str:
+    return ""
+
+
 class Lobby:
-    def __init__(self, *, seats: int, matchmaking: bool, house_wait_s: float | None,
-                 start_table: Callable[[list["BotConnection"], int], None]) -> None:
-        self.seats = seats
+    def __init__(self, *, seats: Union[int, Callable[[str], int]], matchmaking: bool,
+                 house_wait_s: float | None,
+                 start_table: Callable[[list["BotConnection"], int], None],
+                 game_of: Callable[["BotConnection"], str] = _same_game) -> None:
+        # ``seats``: a table's seat count, or a function of the game giving it.
+        self._seats = seats
+        self.game_of = game_of
         self.matchmaking = matchmaking
         self.house_wait_s = house_wait_s
         self._start_table = start_table  # (bots, house seats to add)
@@ -48,6 +57,9 @@ class Lobby:
         self._house_timer: asyncio.TimerHandle | None = None
         self.reserved: set[str] = set()
         self._claims: collections.Counter[str] = collections.Counter()  # bot -> waiting claims
+
+    def seats(self, game: str) -> int:
+        return self._seats if isinstance(self._seats, int) else self._seats(game)
 
     def __len__(self) -> int:
         return len(self._idle)
@@ -73,27 +85,31 @@ class Lobby:
         return {conn.id for conn in self._idle.values()
                 if conn.id in matchmade or conn.bot in self.reserved or conn.bot in self._claims}
 
-    async def claim(self, bot: str, timeout_s: float) -> "BotConnection":
-        """Take an idle connection of ``bot`` out of the lobby."""
+    async def claim(self, bot: str, timeout_s: float, game: str | None = None) -> "BotConnection":
+        """Take an idle connection of ``bot`` out of the lobby; with ``game``,
+        only one that waits for that game."""
         self._claims[bot] += 1  # meanwhile its waiting connections are not idle
         try:
-            return await self._claim(bot, timeout_s)
+            return await self._claim(bot, timeout_s, game)
         finally:
             self._claims[bot] -= 1
             if self._claims[bot] <= 0:
                 del self._claims[bot]
 
-    async def _claim(self, bot: str, timeout_s: float) -> "BotConnection":
+    async def _claim(self, bot: str, timeout_s: float, game: str | None) -> "BotConnection":
         deadline = time.monotonic() + timeout_s
         async with self._changed:
             while True:
                 for conn in self._idle.values():
-                    if conn.bot == bot and not conn.closed and not conn.awaiting_life:
+                    if conn.bot == bot and not conn.closed and not conn.awaiting_life \
+                            and (game is None or self.game_of(conn) == game):
                         self.remove(conn)
                         return conn
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise ClaimTimeoutError(f"bot {bot!r} did not connect within {timeout_s:g} s")
+                    wanted = "" if game is None else f" for {game}"
+                    raise ClaimTimeoutError(f"bot {bot!r} did not connect{wanted} within "
+                                            f"{timeout_s:g} s")
                 try:
                     await asyncio.wait_for(self._changed.wait(), left)
                 except TimeoutError:
@@ -118,15 +134,23 @@ class Lobby:
         return [c for c in self._idle.values()
                 if not c.closed and c.bot not in self.reserved and not c.awaiting_life]
 
+    def _by_game(self) -> dict[str, list["BotConnection"]]:
+        """Matchmaking candidates per game, each in waiting order."""
+        groups: dict[str, list[BotConnection]] = {}
+        for conn in self._candidates():
+            groups.setdefault(self.game_of(conn), []).append(conn)
+        return groups
+
     def _matchmake(self) -> None:
         if not self.matchmaking:
             return
-        candidates = self._candidates()
-        while len(candidates) >= self.seats:
-            group, candidates = candidates[: self.seats], candidates[self.seats:]
-            for conn in group:
-                self.remove(conn)
-            self._start_table(group, 0)
+        for game, candidates in self._by_game().items():
+            seats = self.seats(game)
+            while len(candidates) >= seats:
+                group, candidates = candidates[:seats], candidates[seats:]
+                for conn in group:
+                    self.remove(conn)
+                self._start_table(group, 0)
         self._arm_house_timer()
 
     def _arm_house_timer(self) -> None:
@@ -138,13 +162,16 @@ class Lobby:
 
     def _fill_with_house(self) -> None:
         self._house_timer = None
-        candidates = self._candidates()
         now = time.monotonic()
-        if candidates and self.house_wait_s is not None and \
-                now - self._since[candidates[0].id] >= self.house_wait_s - 1e-3:
-            group = candidates[: self.seats]
+        for game, candidates in self._by_game().items():
+            if self.house_wait_s is None or \
+                    now - self._since[candidates[0].id] < self.house_wait_s - 1e-3:
+                continue
+            seats = self.seats(game)
+            group = candidates[:seats]
             for conn in group:
                 self.remove(conn)
-            log.info("house_fill", bots=[c.bot for c in group], house=self.seats - len(group))
-            self._start_table(group, self.seats - len(group))
+            log.info("house_fill", game=game, bots=[c.bot for c in group],
+                     house=seats - len(group))
+            self._start_table(group, seats - len(group))
         self._arm_house_timer()

@@ -9,6 +9,7 @@ closes connections.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import random
 import secrets
@@ -21,7 +22,7 @@ import structlog
 from aiohttp import web
 
 from arena.auth import hash_token
-from arena.games import get_game
+from arena.games import game_names, get_game
 from arena.games.base import GameSpec
 from arena.metrics import Metrics
 from arena.server.admission import ConnectionCaps, FailureWindow, Refusal
@@ -77,12 +78,17 @@ class ArenaServer:
         self.config = config
         self.store = store
         self.hosting = hosting  # hosted bots' versions, for the web (arena.web.hosting_api)
+        # The default game: a hello without ``game``, and ``arena match``'s.
+        # Every registered game is served; each connection waits for its own.
         self.spec: GameSpec = get_game(config.game)
+        self._games: dict[int, str] = {}  # connection id -> the game its hello asked for
         self.hub = hub or LiveHub()
         self.metrics = metrics or Metrics()
         self.writer = StoreWriter(store)
-        self.lobby = Lobby(seats=self.seats_for(config.rules), matchmaking=config.matchmaking,
-                           house_wait_s=config.house_wait_s, start_table=self._start_lobby_table)
+        self.seats_for(config.rules)  # a bad rules dict fails here, at start
+        self.lobby = Lobby(seats=lambda game: self.seats_for(self._lobby_rules(game), game),
+                           matchmaking=config.matchmaking, house_wait_s=config.house_wait_s,
+                           start_table=self._start_lobby_table, game_of=self.game_of)
         self.tables: dict[str, Table] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._connections: set[BotConnection] = set()
@@ -101,10 +107,23 @@ class ArenaServer:
         self.http_port: int | None = None
         self.stopping = False
 
-    def seats_for(self, rules: dict | None) -> int:
-        """Seats at a table under these rules (Muushig's `players` changes it);
-        a bad rules dict raises the game's RuleConfigError here, at start."""
-        return self.spec.new_match(rules, None, None).n_seats if rules else self.spec.n_seats
+    def spec_of(self, game: str | None) -> GameSpec:
+        """The game named ``game``; None is the server's default game."""
+        return self.spec if game is None or game == self.spec.name else get_game(game)
+
+    def seats_for(self, rules: dict | None, game: str | None = None) -> int:
+        """Seats at a table of ``game`` under these rules (``players`` changes
+        it); a bad rules dict raises the game's RuleConfigError here."""
+        spec = self.spec_of(game)
+        return spec.new_match(rules, None, None).n_seats if rules else spec.n_seats
+
+    def _lobby_rules(self, game: str) -> dict | None:
+        """The configured rules are the default game's; other games' lobby
+        tables play their own defaults."""
+        return self.config.rules if game == self.spec.name else None
+
+    def game_of(self, conn: BotConnection) -> str:
+        return self._games.get(conn.id, self.spec.name)
 
     # -- lifecycle ------------------------------------------------------------
     async def start(self) -> None:
@@ -206,6 +225,13 @@ class ArenaServer:
         return refusal
 
     def authenticate(self, hello: Hello, conn: BotConnection) -> Identity:
+        if hello.game is not None and hello.game not in game_names():
+            # A value the protocol does not allow in a hello field: malformed
+            # (protocol page, "Bad input"), whatever the token.
+            raise HelloRefused(Refusal(
+                ErrorCode.MALFORMED,
+                f"hello.game {hello.game!r:.40} is not a game of this server; it plays "
+                f"{', '.join(game_names())}; connection closed"))
         token_hash = hash_token(hello.token)
         local = self._local_tokens.get(token_hash)
         if local is not None:
@@ -227,6 +253,7 @@ class ArenaServer:
         if refusal is not None:
             raise HelloRefused(refusal)
         conn.counted_token = token_hash
+        self._games[conn.id] = hello.game or self.spec.name
         return identity
 
     def _bot_for(self, hello: Hello, token_hash: str) -> str:
@@ -271,6 +298,7 @@ class ArenaServer:
         if conn.identity is not None:
             self.metrics.bots_connected -= 1
         self.lobby.remove(conn)
+        self._games.pop(conn.id, None)
         if conn.seated is not None:
             conn.seated.seat_disconnected(conn)
 
@@ -303,39 +331,66 @@ class ArenaServer:
                 self.lobby.add(conn)
 
     # -- tables -----------------------------------------------------------------------
-    def _house(self, kind: str | None = None) -> Any:
-        kind = kind or self.config.house_bot or self.spec.default_house_bot
-        return self.spec.house_bots[kind](random.Random(self._rng.random()))
+    def _house_kind(self, spec: GameSpec, kind: str | None = None) -> str:
+        """``kind`` if given, else the configured house bot where this game
+        has it, else the game's own default."""
+        if kind is not None:
+            return kind
+        configured = self.config.house_bot
+        return configured if configured in spec.house_bots else spec.default_house_bot
 
-    def _remote_seat(self, index: int, conn: BotConnection) -> Seat:
+    def _house(self, kind: str | None = None, spec: GameSpec | None = None,
+               rules: dict | None = None) -> Any:
+        """A house bot of ``spec``'s game; factories that take the match's
+        rules (``(rng, rules)``) get them, so they play by the match's flags."""
+        spec = spec or self.spec
+        factory = spec.house_bots[self._house_kind(spec, kind)]
+        rng = random.Random(self._rng.random())
+        if len(inspect.signature(factory).parameters) >= 2:
+            return factory(rng, rules)
+        return factory(rng)
+
+    def _match_rules(self, spec: GameSpec, rules: dict | None) -> dict:
+        """Every rule of a match of ``spec`` with these options, as the
+        engine resolves them (and sends them in ``match_start.rules``)."""
+        return dict(spec.new_match(rules, None, None).rules)
+
+    def _remote_seat(self, index: int, conn: BotConnection, spec: GameSpec | None = None,
+                     rules: dict | None = None) -> Seat:
         assert conn.identity is not None
-        return Seat(index=index, name=conn.identity.bot, kind=SeatKind.REMOTE, house=self._house(),
+        return Seat(index=index, name=conn.identity.bot, kind=SeatKind.REMOTE,
+                    house=self._house(spec=spec, rules=rules),
                     token_hash=conn.identity.token_hash, conn=conn)
 
     def _start_lobby_table(self, conns: list[BotConnection], house: int) -> None:
+        spec = self.spec_of(self.game_of(conns[0]))
+        rules = self._lobby_rules(spec.name)
+        resolved = self._match_rules(spec, rules)
         order: list[BotConnection | None] = [*conns, *([None] * house)]
         self._rng.shuffle(order)
-        kind = self.config.house_bot or self.spec.default_house_bot
+        kind = self._house_kind(spec)
         seats: list[Seat] = []
         n_house = 0
         for index, conn in enumerate(order):
             if conn is None:
                 n_house += 1
                 seats.append(Seat(index=index, name=f"house-{kind}-{n_house}",
-                                  kind=SeatKind.HOUSE, house=self._house(kind)))
+                                  kind=SeatKind.HOUSE, house=self._house(kind, spec, resolved)))
             else:
-                seats.append(self._remote_seat(index, conn))
-        self._launch(self._new_table(seats, rules=self.config.rules))
+                seats.append(self._remote_seat(index, conn, spec, resolved))
+        self._launch(self._new_table(seats, rules=rules, spec=spec))
 
     def _new_table(self, seats: list[Seat], *, rng: random.Random | None = None,
                    rules: dict | None = None, tournament_id: str | None = None,
                    seed: str | None = None, limits: Limits | None = None,
                    deal_key: bytes | None = None,
-                   slot: tuple[str, int] | None = None) -> Table:
-        """A table whose decks come from ``rng`` if given (``arena match
-        --seed``), else from a keyed stream: the tournament's ``deal_key``
-        with ``seed`` naming the table, or a fresh key for this match alone."""
+                   slot: tuple[str, int] | None = None, spec: GameSpec | None = None) -> Table:
+        """A table of ``spec``'s game (default: the server's) whose decks come
+        from ``rng`` if given (``arena match --seed``), else from a keyed
+        stream: the tournament's ``deal_key`` with ``seed`` naming the table,
+        or a fresh key for this match alone."""
         cfg = self.config
+        spec = spec or self.spec
         match_id = new_match_id()
         keyed: KeyedDeals | None = None
         if rng is None:
@@ -344,10 +399,10 @@ class ArenaServer:
                 DealKeyring.for_store(self.store).record_ladder_key(match_id, deal_key)
             keyed = KeyedDeals(deal_key, seed or LADDER_TABLE)
             rng = keyed
-        engine = self.spec.new_match(rules, rng, None)
+        engine = spec.new_match(rules, rng, None)
         if keyed is not None and hasattr(engine, "deal_label"):
             keyed.label_of = lambda: engine.deal_label
-        table = Table(match_id=match_id, spec=self.spec, engine=engine, seats=seats,
+        table = Table(match_id=match_id, spec=spec, engine=engine, seats=seats,
                       limits=limits or Limits(cfg.decision_ms, cfg.bank_ms,
                                               cfg.timeouts_before_autopilot),
                       writer=self.writer, hub=self.hub, metrics=self.metrics,
@@ -379,7 +434,8 @@ class ArenaServer:
                          rules: dict | None = None, tournament_id: str | None = None,
                          claim_timeout_s: float = 30.0, limits: Limits | None = None,
                          deal_key: bytes | None = None,
-                         slot: tuple[str, int] | None = None) -> MatchOutcome:
+                         slot: tuple[str, int] | None = None,
+                         game: str | None = None) -> MatchOutcome:
         """Run one match with the given bots in the given seats.
 
         Remote bots must connect (or be connected and idle) within
@@ -389,11 +445,14 @@ class ArenaServer:
         the same deals. Without it, ``seed`` alone fixes the decks (a public,
         reproducible match) and no seed means a fresh secret key. ``slot``
         (tournament id, slot index) is completed in the match's finishing
-        transaction.
+        transaction. ``game`` names the match's game (default: the server's);
+        only connections that asked for that game are claimed.
         """
-        n_seats = self.seats_for(rules)
+        spec = self.spec_of(game)
+        n_seats = self.seats_for(rules, spec.name)
         if len(players) != n_seats:
-            raise ValueError(f"{self.spec.name} needs {n_seats} players, got {len(players)}")
+            raise ValueError(f"{spec.name} needs {n_seats} players, got {len(players)}")
+        resolved = self._match_rules(spec, rules)
         seats: list[Seat] = []
         claimed: list[BotConnection] = []
         absent: list[str] = []
@@ -401,31 +460,33 @@ class ArenaServer:
             for index, player in enumerate(players):
                 if player.house is not None:
                     seats.append(Seat(index=index, name=player.name, kind=SeatKind.HOUSE,
-                                      house=self._house(player.house)))
+                                      house=self._house(player.house, spec, resolved)))
                     continue
                 timeout = (player.claim_timeout_s if player.claim_timeout_s is not None
                            else claim_timeout_s)
                 try:
-                    conn = await self.lobby.claim(player.name, timeout)
+                    conn = await self.lobby.claim(player.name, timeout, spec.name)
                 except ClaimTimeoutError:
                     if not player.stand_in:
                         raise
                     absent.append(player.name)
                     seats.append(Seat(index=index, name=player.name, kind=SeatKind.REMOTE,
-                                      house=self._house(), token_hash=player.token_hash,
+                                      house=self._house(spec=spec, rules=resolved),
+                                      token_hash=player.token_hash,
                                       autopilot=AutopilotReason.DISCONNECTED, disconnects=1))
                     log.warning("seat_played_by_autopilot", bot=player.name,
                                 reason="not connected", waited_s=timeout)
                     continue
                 claimed.append(conn)
-                seats.append(self._remote_seat(index, conn))
+                seats.append(self._remote_seat(index, conn, spec, resolved))
         except BaseException:
             for conn in claimed:
                 self._release(conn)
             raise
         rng = random.Random(seed) if seed is not None and deal_key is None else None
         table = self._new_table(seats, rng=rng, rules=rules, tournament_id=tournament_id,
-                                seed=seed, limits=limits, deal_key=deal_key, slot=slot)
+                                seed=seed, limits=limits, deal_key=deal_key, slot=slot,
+                                spec=spec)
         task = self._launch(table)
         try:
             await asyncio.shield(task)

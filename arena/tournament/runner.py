@@ -282,7 +282,7 @@ class TournamentRunner:
             outcome = await self.server.play_match(
                 players, seed=slot.seed, rules=dict(self.config.rules) or None,
                 tournament_id=tid, claim_timeout_s=self.claim_timeout_s, limits=limits,
-                deal_key=self.deal_key, slot=(tid, slot.slot))
+                deal_key=self.deal_key, slot=(tid, slot.slot), game=self.config.game)
             self._note_presence(slot.players, outcome.absent)
             if outcome.result is not None:
                 return True

@@ -125,6 +125,11 @@ async def _bad_hello(port):
     return await raw(port, encode({**HELLO, "max_matches": 0}, JSONL), JSONL), "max_matches"
 
 
+@scenario("unknown-game")
+async def _unknown_game(port):
+    return await raw(port, encode({**HELLO, "game": "chess"}, MSGPACK)), "chess"
+
+
 @scenario("no-type")
 async def _no_type(port):
     return await after_hello(port, encode({"kind": "action"}, MSGPACK)), "type"
