@@ -72,7 +72,7 @@ async def build(versions: VersionStore, version: BotVersion,
     with open(directory / "build.log", "wb") as log_file:
         try:
             recipe = recipe_for(app, version.lang)
-            version.lang = recipe.lang
+            version.lang, version.game = recipe.lang, recipe.game
             for step in recipe.build:
                 await _run_step(app, recipe, step, log_file, limits)
             version.run = recipe.run

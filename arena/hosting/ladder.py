@@ -11,8 +11,9 @@ Every ``interval_s`` the ladder starts a match if fewer than
 3. seats nobody can take are filled with house bots, so a lone hosted bot
    still plays.
 
-Ladder matches are ordinary matches outside tournaments, so they count on
-the ladder standings of their game like any other.
+Each table plays one game: the anchor's (a hosted version says its game in
+``arena-bot.toml``; Muushig by default). Ladder matches are ordinary matches
+outside tournaments, so they count on the ladder standings of their game.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ log = structlog.get_logger("arena.hosting.ladder")
 @dataclass(frozen=True)
 class LadderEntrant:
     name: str
+    game: str = "muushig"
     rating_mu: float = 25.0
     rating_sigma: float = 25.0 / 3
     matches: int = 0  # of its active version
@@ -62,6 +64,7 @@ def choose_table(entrants: list[LadderEntrant], seats: int, *, settings: LadderS
         return (0 if in_placement else 1, e.last_played, rng.random())
 
     anchor = min(entrants, key=need)
+    entrants = [e for e in entrants if e.game == anchor.game]  # a table plays one game
 
     def distance(e: LadderEntrant) -> float:
         return (abs(e.rating_mu - anchor.rating_mu) + settings.recent_penalty * recent.get(e.name, 0)
@@ -76,12 +79,12 @@ class Ladder:
 
     ``server`` is an :class:`~arena.server.server.ArenaServer`
     (``play_match``, ``seats_for``, ``writer``); ``ratings()`` returns the
-    current ladder ratings by bot name ``{name: (mu, sigma)}`` and runs on
+    current ladder ratings ``{(game, bot): (mu, sigma)}`` and runs on
     the store's thread.
     """
 
     def __init__(self, server: Any, hosted: HostedBots, *, settings: LadderSettings = LadderSettings(),
-                 ratings: Callable[[], dict[str, tuple[float, float]]] = dict,
+                 ratings: Callable[[], dict[tuple[str, str], tuple[float, float]]] = dict,
                  rng: random.Random | None = None) -> None:
         self.server = server
         self.hosted = hosted
@@ -93,15 +96,17 @@ class Ladder:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.finished: list[str] = []  # match ids, newest last
 
-    def entrants(self, ratings: dict[str, tuple[float, float]] | None = None) -> list[LadderEntrant]:
+    def entrants(self, ratings: dict[tuple[str, str], tuple[float, float]] | None = None
+                 ) -> list[LadderEntrant]:
         ratings = ratings or {}
         found = []
         for version in self.hosted.ready_bots():
             if version.bot in self.playing:
                 continue
-            mu, sigma = ratings.get(version.bot, (25.0, 25.0 / 3))
+            mu, sigma = ratings.get((version.game, version.bot), (25.0, 25.0 / 3))
             last = max((t for t, names in self._recent if version.bot in names), default=0.0)
-            found.append(LadderEntrant(version.bot, mu, sigma, len(version.matches), last))
+            found.append(LadderEntrant(version.bot, version.game, mu, sigma,
+                                       len(version.matches), last))
         return found
 
     def _recent_counts(self, window_s: float = 600.0) -> dict[str, int]:
@@ -126,25 +131,32 @@ class Ladder:
             if self._tasks:
                 await asyncio.wait(self._tasks, timeout=5)
 
-    async def _read_ratings(self) -> dict[str, tuple[float, float]]:
+    async def _read_ratings(self) -> dict[tuple[str, str], tuple[float, float]]:
         return await self.server.writer.read(self.ratings)
 
-    def start_one(self, ratings: dict[str, tuple[float, float]] | None = None) -> asyncio.Task[Any] | None:
-        seats = self.server.seats_for(None)
-        names = choose_table(self.entrants(ratings), seats, settings=self.settings, rng=self.rng,
-                             recent=self._recent_counts())
+    def start_one(self, ratings: dict[tuple[str, str], tuple[float, float]] | None = None
+                  ) -> asyncio.Task[Any] | None:
+        entrants = self.entrants(ratings)
+        games = {e.name: e.game for e in entrants}
+        # At most as many as the largest table; choose_table keeps one game.
+        names = choose_table(entrants, max(self.server.seats_for(None, game) for game in
+                                           set(games.values())) if entrants else 0,
+                             settings=self.settings, rng=self.rng, recent=self._recent_counts())
         if not names:
             return None
+        game = games[names[0]]
+        seats = self.server.seats_for(None, game)
+        names = names[:seats]
         self.playing.update(names)
-        task = asyncio.get_running_loop().create_task(self._play(names, seats))
+        task = asyncio.get_running_loop().create_task(self._play(names, seats, game))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _play(self, names: list[str], seats: int) -> str | None:
+    async def _play(self, names: list[str], seats: int, game: str) -> str | None:
         from arena.server.server import PlayerSpec
 
-        kind = self.settings.house_bot or self.server.spec.default_house_bot
+        kind = self.settings.house_bot or self.server.spec_of(game).default_house_bot
         players = [PlayerSpec(name) for name in names]
         players += [PlayerSpec(f"house-{kind}-{i + 1}", house=kind) for i in range(seats - len(names))]
         self.rng.shuffle(players)
@@ -152,7 +164,7 @@ class Ladder:
         try:
             for name in names:
                 await self.hosted.start(name)
-            outcome = await self.server.play_match(players,
+            outcome = await self.server.play_match(players, game=game,
                                                    claim_timeout_s=self.settings.claim_timeout_s)
             match_id = outcome.match_id
             self._recent.append((time.time(), names))

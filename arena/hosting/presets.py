@@ -11,6 +11,7 @@ preset guesses::
     lang = "command"          # python | node | c | command
     build = "make"            # a shell command run in /bot at build time
     run = "./mybot --fast"    # the command that plays (run in /bot)
+    game = "thirteen"         # the game it plays on the ladder (default: muushig)
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class BotRecipe:
     build: list[list[str]]
     run: list[str]
     build_needs_network: bool = False  # npm install from the registry
+    game: str = "muushig"
 
 
 def _manifest(app: Path) -> dict[str, object]:
@@ -44,10 +46,11 @@ def _manifest(app: Path) -> dict[str, object]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise BuildError(f"{MANIFEST} is not valid TOML: {exc}") from None
-    unknown = set(data) - {"lang", "build", "run", "entry"}
+    unknown = set(data) - {"lang", "build", "run", "entry", "game"}
     if unknown:
-        raise BuildError(f"{MANIFEST}: unknown keys {sorted(unknown)}; known: build, entry, lang, run")
-    for key in ("lang", "build", "run", "entry"):
+        raise BuildError(f"{MANIFEST}: unknown keys {sorted(unknown)}; "
+                         "known: build, entry, game, lang, run")
+    for key in ("lang", "build", "run", "entry", "game"):
         if key in data and not isinstance(data[key], str):
             raise BuildError(f"{MANIFEST}: {key} must be a string")
     return data
@@ -80,6 +83,16 @@ def _pick_entry(app: Path, candidates: tuple[str, ...], suffixes: tuple[str, ...
 def recipe_for(app: Path, lang: str | None = None) -> BotRecipe:
     """The build and run commands for the unpacked bot in ``app``."""
     manifest = _manifest(app)
+    recipe = _recipe(app, manifest, lang)
+    game = str(manifest.get("game") or "muushig")
+    from arena.games import game_names
+
+    if game not in game_names():
+        raise BuildError(f"{MANIFEST}: unknown game {game!r}; games: {', '.join(game_names())}")
+    return BotRecipe(recipe.lang, recipe.build, recipe.run, recipe.build_needs_network, game)
+
+
+def _recipe(app: Path, manifest: dict[str, object], lang: str | None) -> BotRecipe:
     lang = lang or str(manifest.get("lang") or "") or detect_lang(app)
     if lang not in LANGS:
         raise BuildError(f"unknown language {lang!r}; presets: {', '.join(LANGS)}")

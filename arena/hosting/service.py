@@ -24,16 +24,17 @@ def hosting_root(db: str) -> Path:
     return Path(db).resolve().parent / "hosted"
 
 
-def ladder_ratings(store: Any) -> dict[str, tuple[float, float]]:
-    """Current ladder ratings by bot (matches outside tournaments)."""
-    from arena.tournament.standings import compute_standings
-
+def ladder_ratings(store: Any) -> dict[tuple[str, str], tuple[float, float]]:
+    """Current ladder ratings by (game, bot): matches outside tournaments,
+    each game its own ladder."""
     from arena.storage.base import MatchStatus
+    from arena.tournament.standings import standings_by_game
 
     matches = [m for m in store.list_matches(status=MatchStatus.FINISHED, limit=100_000)
                if m.tournament_id is None]
-    return {row.bot: (row.rating_mu, row.rating_sigma)
-            for row in compute_standings(matches, bootstrap_samples=0)}
+    return {(game, row.bot): (row.rating_mu, row.rating_sigma)
+            for game, rows in standings_by_game(matches, bootstrap_samples=0).items()
+            for row in rows}
 
 
 class HostedService:

@@ -48,6 +48,7 @@ class BotVersion:
     reason: str | None = None  # why the build failed, in a sentence
     run: list[str] = field(default_factory=list)
     matches: list[str] = field(default_factory=list)
+    game: str = "muushig"  # the game it plays (arena-bot.toml's ``game``)
 
     def to_wire(self) -> dict[str, object]:
         wire = asdict(self)

@@ -24,7 +24,8 @@ needs_sandbox = pytest.mark.skipif(sandbox_available() is not None,
 
 
 async def run_in_sandbox(app: Path, script: str, *, limits: SandboxLimits = SandboxLimits(),
-                         timeout_s: float = 20.0, mounts=()) -> tuple[int, str]:
+                         timeout_s: float = 20.0, mounts=(),
+                         started: list[Sandbox] | None = None) -> tuple[int, str]:
     """Run a Python snippet as a bot would run (the bot's files at /bot)."""
     app.mkdir(parents=True, exist_ok=True)
     (app / "probe.py").write_text(script)
@@ -34,6 +35,8 @@ async def run_in_sandbox(app: Path, script: str, *, limits: SandboxLimits = Sand
     with open(log, "wb") as out:
         sandbox = Sandbox(spec, stderr=out.fileno())
         await sandbox.start()
+    if started is not None:
+        started.append(sandbox)
     try:
         code = await sandbox.wait(timeout_s)
     finally:

@@ -174,3 +174,31 @@ async def test_the_ladder_keeps_hosted_bots_playing(arena: Arena) -> None:
     assert {"alpha", "beta"} <= set(match.players)
     assert match_id in arena.versions.get("alpha", 1).matches
     assert (arena.versions.version_dir("alpha", 1) / "stderr" / f"{match_id}.log").is_file()
+
+
+async def test_a_hosted_bot_of_the_second_game_plays_its_own_ladder_table(arena: Arena,
+                                                                         tmp_path: Path) -> None:
+    app = tmp_path / "thirteen"
+    app.mkdir()
+    shutil.copy(SAMPLES / "python_thirteen" / "bot.py", app / "bot.py")
+    (app / "arena-bot.toml").write_text('game = "thirteen"\n')
+    version = await submit_and_build(arena.versions, "arranger", tar_of(app), "bot.tar.gz")
+    assert version.status is BuildStatus.READY and version.game == "thirteen"
+    data = (SAMPLES / "python_random" / "bot.py").read_bytes()
+    assert (await submit_and_build(arena.versions, "tricks", data, "bot.py")).game == "muushig"
+    ladder = Ladder(arena.server, arena.hosted,
+                    settings=LadderSettings(interval_s=0.05, max_tables=2, claim_timeout_s=15,
+                                            placement_matches=0))
+    ids = []
+    for _ in range(2):  # each table plays one game
+        task = ladder.start_one()
+        assert task is not None
+        ids.append(task)
+    games = {}
+    for task in ids:
+        match_id = await task
+        assert match_id is not None
+        match = arena.store.get_match(match_id)
+        games[match.game] = match.players
+    assert "arranger" in games["thirteen"] and len(games["thirteen"]) == 4
+    assert "tricks" in games["muushig"] and len(games["muushig"]) == 5

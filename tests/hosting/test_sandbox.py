@@ -144,6 +144,7 @@ async def test_the_bot_runs_as_an_unprivileged_user(tmp_path: Path) -> None:
 
 async def test_a_fork_bomb_is_contained(tmp_path: Path) -> None:
     started = time.monotonic()
+    boxes: list[Sandbox] = []
     code, out = await run_in_sandbox(tmp_path / "app", probe("""
         import os, time
         children = 0
@@ -155,12 +156,12 @@ async def test_a_fork_bomb_is_contained(tmp_path: Path) -> None:
         except OSError as exc:
             print("stopped at", children, "errno", exc.errno, flush=True)
         os._exit(0)
-    """), limits=SandboxLimits(processes=32))
+    """), limits=SandboxLimits(processes=32), started=boxes)
     assert "stopped at" in out, out
     assert int(out.split("stopped at")[1].split()[0]) < 40
     assert time.monotonic() - started < 15
-    # The sleeping children died with the sandbox: nothing of uid range is left.
-    assert not _sandbox_processes_left()
+    # The sleeping children died with the sandbox: nothing of its uid is left.
+    assert not _sandbox_processes_left(boxes[0].uid)
 
 
 async def test_memory_past_the_limit_is_refused(tmp_path: Path) -> None:
@@ -191,10 +192,10 @@ async def test_a_spinning_bot_is_killed_when_stopped(tmp_path: Path) -> None:
     await sandbox.stop()
     assert time.monotonic() - started < 5
     assert sandbox.process is not None and sandbox.process.returncode is not None
-    assert not _sandbox_processes_left()
+    assert not _sandbox_processes_left(sandbox.uid)
 
 
-def _sandbox_processes_left() -> list[int]:
+def _sandbox_processes_left(uid_wanted: int) -> list[int]:
     left = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -203,6 +204,6 @@ def _sandbox_processes_left() -> list[int]:
             uid = os.stat(f"/proc/{entry}").st_uid
         except OSError:
             continue
-        if 61000 <= uid < 65000:
+        if uid == uid_wanted:
             left.append(int(entry))
     return left
