@@ -18,7 +18,9 @@ from arena.storage.base import MatchRecord, MatchStatus
 from arena.web import docs
 from arena.web.entrants import entrant_of, is_house_entrant
 from arena.web.errors import ApiError, check_name, int_param
+from arena.web.api import game_param, optional_game, server_game
 from arena.web.hosting_pages import versions_section
+from arena.web.ladders import figure_columns, game_title, known_games, ladder_games
 from arena.web.keys import QUERIES
 from arena.web.live import LADDER
 from arena.web.plots import bot_stars_chart, scope_charts
@@ -61,9 +63,23 @@ def _tournaments_list(items: list[dict[str, Any]]) -> str:
 
 
 # -- fragments ----------------------------------------------------------------
-def _standings_fragment(request: web.Request, scope: str) -> str:
+def _standings_fragment(request: web.Request, scope: str, game: str,
+                        several: bool = False) -> str:
+    """One game's standings in ``scope``; ``several``: the page shows other
+    games' too, so the caption names this one."""
     caption = "Ladder (matches outside tournaments)" if scope == LADDER else "Standings"
-    return standings_table(request.app[QUERIES].standings(scope), caption, scope)
+    if several:
+        caption = f"{game_title(game)} ladder (matches outside tournaments)" \
+            if scope == LADDER else f"{game_title(game)} standings"
+    return standings_table(request.app[QUERIES].standings(scope, game), caption, scope, game)
+
+
+def _page_game(request: web.Request, scope: str) -> str:
+    """The game a standings view of ``scope`` shows: a tournament's own
+    game, else ``?game=``, else the server's default game."""
+    if scope in (LADDER, ALL):
+        return game_param(request)
+    return game_param(request, request.app[QUERIES].get_tournament(scope)["game"])
 
 
 @routes.get("/partials/standings")
@@ -71,19 +87,20 @@ async def standings_partial(request: web.Request) -> web.Response:
     scope = request.query.get("scope", LADDER)
     if scope not in (LADDER, ALL):
         check_name(scope, "scope")
-    return _html(_standings_fragment(request, scope))
+    several = scope in (LADDER, ALL) and len(ladder_games(server_game(request))) > 1
+    return _html(_standings_fragment(request, scope, _page_game(request, scope), several))
 
 
-def _charts_fragment(request: web.Request, tid: str) -> str:
+def _charts_fragment(request: web.Request, tid: str, game: str) -> str:
     q = request.app[QUERIES]
-    order = [r["bot"] for r in q.standings(tid)]
-    return scope_charts(q.scope_series(tid), order, "the tournament")
+    order = [r["bot"] for r in q.standings(tid, game)]
+    return scope_charts(q.scope_series(tid, game), order, "the tournament", game)
 
 
 @routes.get("/partials/charts")
 async def charts_partial(request: web.Request) -> web.Response:
     tid = check_name(request.query.get("tournament"), "tournament id")
-    return _html(_charts_fragment(request, tid))
+    return _html(_charts_fragment(request, tid, _page_game(request, tid)))
 
 
 @routes.get("/partials/live")
@@ -119,9 +136,7 @@ async def index(request: web.Request) -> web.Response:
 <p id="live-status" class="live-status" role="status" aria-live="polite"></p>
 <section aria-labelledby="h-live"><h2 id="h-live">Live now</h2>
 <div id="live" data-partial="/partials/live">{live_list(q.live_matches())}</div></section>
-<section aria-labelledby="h-ladder"><h2 id="h-ladder">Ladder</h2>
-<div id="standings" data-partial="/partials/standings?scope={LADDER}">
-{_standings_fragment(request, LADDER)}</div></section>
+{_ladders(request)}
 <section aria-labelledby="h-tournaments"><h2 id="h-tournaments">Tournaments</h2>
 <div id="tournaments" data-partial="/partials/tournaments">{_tournaments_list(tournaments)}</div>
 </section>
@@ -132,6 +147,29 @@ async def index(request: web.Request) -> web.Response:
     return _html(layout("Standings", page, scripts=("common.js", "live.js")))
 
 
+def _ladders(request: web.Request) -> str:
+    """One ladder per game served, the server's default game first; with a
+    single game, the one ladder as it always looked."""
+    games = ladder_games(server_game(request))
+    if len(games) == 1:
+        return (f'<section aria-labelledby="h-ladder"><h2 id="h-ladder">Ladder</h2>\n'
+                f'<div id="standings" data-partial="/partials/standings?scope={LADDER}">\n'
+                f'{_standings_fragment(request, LADDER, games[0])}</div></section>')
+    nav = " · ".join(f'<a href="#ladder-{e(g)}">{e(game_title(g))}</a>' for g in games)
+    sections = "".join(
+        f'<section id="ladder-{e(g)}" class="ladder" data-game="{e(g)}" '
+        f'aria-labelledby="h-ladder-{e(g)}">'
+        f'<h3 id="h-ladder-{e(g)}">{e(game_title(g))}</h3>'
+        f'<div id="standings-{e(g)}" data-partial="/partials/standings?'
+        f'{e(urlencode({"scope": LADDER, "game": g}))}">'
+        f'{_standings_fragment(request, LADDER, g, several=True)}</div>'
+        f'<p><a href="/matches?{e(urlencode({"game": g}))}">{e(game_title(g))} matches</a>'
+        f'</p></section>' for g in games)
+    return (f'<section aria-labelledby="h-ladder"><h2 id="h-ladder">Ladders</h2>'
+            f'<nav class="games" aria-label="Games"><p>One ladder per game: {nav}</p></nav>'
+            f'{sections}</section>')
+
+
 @routes.get("/tournaments/{id}")
 async def tournament(request: web.Request) -> web.Response:
     q = request.app[QUERIES]
@@ -139,7 +177,8 @@ async def tournament(request: web.Request) -> web.Response:
     tid = t["id"]
     matches, total = q.list_matches(bot=None, tournament_id=tid, status=None, limit=20,
                                     offset=0)
-    standings = q.standings(tid)
+    game = t["game"]
+    standings = q.standings(tid, game)
     p = t["progress"]
     main = f"""
 <div data-live-channels="tournament:{e(tid)}">
@@ -152,10 +191,10 @@ async def tournament(request: web.Request) -> web.Response:
 {progress_bar(p["done"], p["total"])}
 <section aria-labelledby="h-standings"><h2 id="h-standings">Standings</h2>
 <div id="standings" data-partial="/partials/standings?scope={u(tid)}">
-{standings_table(standings, "Standings of " + t["name"], tid)}</div></section>
+{standings_table(standings, "Standings of " + t["name"], tid, game)}</div></section>
 <section aria-labelledby="h-charts"><h2 id="h-charts">Over the tournament</h2>
 <div id="charts" data-partial="/partials/charts?tournament={u(tid)}">
-{_charts_fragment(request, tid)}</div></section>
+{_charts_fragment(request, tid, game)}</div></section>
 <section aria-labelledby="h-matches"><h2 id="h-matches">Matches</h2>
 <div id="matches" data-partial="/partials/matches?tournament={u(tid)}">
 {matches_table(matches, "Latest matches")}</div>
@@ -177,15 +216,29 @@ async def matches(request: web.Request) -> web.Response:
         except ValueError:
             raise ApiError(400, f"unknown status {request.query['status']!r}") from None
         params["status"] = status.value
+    game = optional_game(request)
+    if game is not None:
+        params["game"] = game
     offset = int_param(request, "offset", 0, lo=0)
     items, total = request.app[QUERIES].list_matches(
         bot=params.get("bot"), tournament_id=params.get("tournament"), status=status,
-        limit=PAGE_SIZE, offset=offset)
+        limit=PAGE_SIZE, offset=offset, game=game)
     filters = ", ".join(f"{k} {v}" for k, v in params.items()) or "all"
     main = (f"<h1>Matches</h1><p>Showing: {e(filters)} ({total} in all).</p>"
+            f"{_game_filter(params, game)}"
             f"{matches_table(items, 'Matches, newest first')}"
             f"{pager('/matches', params, total, PAGE_SIZE, offset)}")
     return _html(layout("Matches", main))
+
+
+def _game_filter(params: dict[str, str], current: str | None) -> str:
+    """Links to the same list for every game, and for all games."""
+    others = {k: v for k, v in params.items() if k != "game"}
+    choices = [(None, "all games")] + [(g, game_title(g)) for g in known_games()]
+    links = " · ".join(
+        f'<a href="/matches?{e(urlencode({**others, **({"game": g} if g else {})}))}"'
+        f'{" aria-current=page" if g == current else ""}>{e(label)}</a>' for g, label in choices)
+    return f'<nav class="games" aria-label="Game"><p>Game: {links}</p></nav>'
 
 
 @dataclass(frozen=True)
@@ -285,50 +338,91 @@ async def bot(request: web.Request) -> web.Response:
     scope = request.query.get("scope", ALL)
     if scope not in (LADDER, ALL):
         check_name(scope, "scope")
-    stats = q.bot_stats(name, scope, 20)
-    b, s = stats["bot"], stats["standing"] or {}
-    latency, faults = stats["latency"], stats["faults"]
-    by_id = {m.id: m for m in q.scope_matches(scope)}
-    recent = "".join(
-        f'<tr><th scope="row">{match_link(r["match"])}</th><td class="n">{num(r["place"])}</td>'
-        f'<td class="n">{num(r["stars"])}</td><td class="n">{num(r["sum"])}</td>'
-        f'{_seat_figures(by_id.get(r["match"]), b["name"])}'
-        f'<td>{tournament_link(r["tournament_id"]) if r["tournament_id"] else "ladder"}</td>'
-        f'<td>{when(r["finished_at"])}</td></tr>' for r in stats["recent"])
-    history_rows = "".join(
-        f'<tr><td>{match_link(h["match"])}</td><td class="n">{h["mu"]:.2f}</td>'
-        f'<td class="n">{h["sigma"]:.2f}</td></tr>' for h in stats["rating_history"][-50:])
+    games = q.bot_games(name, scope)
+    if request.query.get("game"):
+        games = [game_param(request)]
+    elif not games:
+        games = [server_game(request)]
+    several = len(games) > 1
+    first = q.bot_stats(name, scope, 20, games[0])
+    b = first["bot"]
+    sections = "".join(_bot_game_section(request, name, scope, g, several) for g in games)
+    played = ""
+    if several:
+        played = ("<dt>Games</dt><dd>" + ", ".join(
+            f'<a href="#game-{e(g)}">{e(game_title(g))}</a>' for g in games) + "</dd>")
     main = f"""
 <h1>Bot {e(b["name"])}</h1>
 {_scope_nav(request, b["name"], scope)}
 <dl class="facts"><dt>Kind</dt><dd>{e(b["kind"])}{_house_note(request, b["name"], scope)}</dd>
 <dt>{"Registered" if q.registered_bot(b["name"]) else "First seen"}</dt>
 <dd>{when(b["created_at"])}</dd>
-{"<dt>Status</dt><dd>removed</dd>" if b["removed"] else ""}
+{"<dt>Status</dt><dd>removed</dd>" if b["removed"] else ""}{played}</dl>
+{sections}
+{versions_section(request, b["name"])}
+<p>{_all_matches_link(b["name"], scope)}</p>"""
+    return _html(layout(f"Bot {b['name']}", main))
+
+
+def _bot_game_section(request: web.Request, name: str, scope: str, game: str,
+                      several: bool) -> str:
+    """A bot's figures in one game: rank, figure per match, rating, faults,
+    latency, charts and recent matches. ``several``: the bot played other
+    games too, so the section says which game it is about."""
+    q = request.app[QUERIES]
+    stats = q.bot_stats(name, scope, 20, game)
+    b, s = stats["bot"], stats["standing"] or {}
+    latency, faults = stats["latency"], stats["faults"]
+    figures = figure_columns(game)
+    figure_name = figures.points_name.capitalize()
+    per_match = stats["stars_per_match"] if figures.per_match_key == "stars_per_match" \
+        else stats["points_per_match"]
+    by_id = {m.id: m for m in q.scope_matches(scope, game)}
+    recent = "".join(
+        f'<tr><th scope="row">{match_link(r["match"])}</th><td class="n">{num(r["place"])}</td>'
+        + "".join(f'<td class="n">{num(v)}</td>' for v in _recent_figures(r, figures))
+        + f'{_seat_figures(by_id.get(r["match"]), b["name"])}'
+        f'<td>{tournament_link(r["tournament_id"]) if r["tournament_id"] else "ladder"}</td>'
+        f'<td>{when(r["finished_at"])}</td></tr>' for r in stats["recent"])
+    history_rows = "".join(
+        f'<tr><td>{match_link(h["match"])}</td><td class="n">{h["mu"]:.2f}</td>'
+        f'<td class="n">{h["sigma"]:.2f}</td></tr>' for h in stats["rating_history"][-50:])
+    suffix = f"-{game}" if several else ""
+    body = f"""
+<dl class="facts">
 <dt>Rank</dt><dd>{num(s.get("rank"))}</dd><dt>Matches</dt><dd>{stats["matches"]}</dd>
-<dt>Stars per match</dt><dd>{num(stats["stars_per_match"])}</dd>
+<dt>{e(figure_name)} per match</dt><dd>{num(per_match)}</dd>
 <dt>Rating</dt><dd>{e(rating_text(s.get("rating"), s.get("rating_mu"), s.get("rating_sigma")))}
 <small>(μ − 3σ, then μ ± σ)</small></dd>
 <dt>Faults</dt><dd>{faults["timeouts"]} timeouts, {faults["illegal"]} illegal,
 {faults["disconnects"]} disconnects, {faults["autopilot_matches"]} matches on autopilot</dd>
 <dt>Latency</dt><dd>{_latency_text(latency, stats["latency_matches"], b["kind"])}</dd></dl>
 <div class="charts">
-<section aria-labelledby="h-stars"><h2 id="h-stars">Stars per match</h2>
-{bot_stars_chart(q.scope_matches(scope), b["name"])}
-<p class="legend-note">Dots: stars won in that match; line: stars per match so far.</p>
+<section aria-labelledby="h-stars{e(suffix)}"><h2 id="h-stars{e(suffix)}">{e(figure_name)} per match</h2>
+{bot_stars_chart(q.scope_matches(scope, game), b["name"], game, ident="stars" + suffix)}
+<p class="legend-note">Dots: {e(figures.points_name)} won in that match; line: {e(figures.points_name)} per match so far.</p>
 </section>
-<section aria-labelledby="h-rating"><h2 id="h-rating">Rating</h2>
-{rating_chart(stats["rating_history"], b["name"])}
+<section aria-labelledby="h-rating{e(suffix)}"><h2 id="h-rating{e(suffix)}">Rating</h2>
+{rating_chart(stats["rating_history"], b["name"], ident="chart" + suffix)}
 <p class="legend-note">Line: skill estimate μ after each match; band: μ ± σ.</p></section>
 </div>
 <details><summary>Rating history as a table (last 50)</summary>
 <table><thead><tr><th scope="col">Match</th><th scope="col">μ</th><th scope="col">σ</th>
 </tr></thead><tbody>{history_rows}</tbody></table></details>
-{versions_section(request, b["name"])}
-<section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>
-{_recent_table(recent)}
-<p>{_all_matches_link(b["name"], scope)}</p></section>"""
-    return _html(layout(f"Bot {b['name']}", main))
+<section aria-labelledby="h-recent{e(suffix)}"><h2 id="h-recent{e(suffix)}">Recent matches</h2>
+{_recent_table(recent, figures)}</section>"""
+    if not several:
+        return body
+    return (f'<section id="game-{e(game)}" class="bot-game" data-game="{e(game)}" '
+            f'aria-labelledby="h-game-{e(game)}"><h2 id="h-game-{e(game)}">'
+            f'{e(game_title(game))}</h2>{body}</section>')
+
+
+def _recent_figures(line: dict[str, Any], figures: Any) -> list[Any]:
+    """A recent match's figures, one per column of the game's recent table."""
+    if figures.per_match_key == "stars_per_match":
+        return [line["stars"], line["sum"]]
+    return [line["points"]]
 
 
 def _all_matches_link(name: str, scope: str) -> str:
@@ -385,11 +479,15 @@ def _seat_figures(m: MatchRecord | None, name: str) -> str:
     return f'<td>{e(text or "—")}</td><td class="n">{num(median, 1)}</td>'
 
 
-def _recent_table(rows: str) -> str:
+def _recent_table(rows: str, figures: Any) -> str:
     if not rows:
         return '<p class="empty">No finished matches in this scope.</p>'
+    if figures.per_match_key == "stars_per_match":
+        heads = '<th scope="col">★</th><th scope="col">Score sum</th>'
+    else:
+        heads = f'<th scope="col">{e(figures.columns[0].header)}</th>'
     return ('<table class="recent"><thead><tr><th scope="col">Match</th>'
-            '<th scope="col">Place</th><th scope="col">★</th><th scope="col">Score sum</th>'
+            f'<th scope="col">Place</th>{heads}'
             '<th scope="col">Faults</th><th scope="col">Median latency (ms)</th>'
             '<th scope="col">Where</th><th scope="col">Finished</th></tr></thead>'
             f'<tbody>{rows}</tbody></table>')

@@ -39,7 +39,8 @@ from arena.storage.base import (
 from arena.web import entrants, series
 from arena.web.limits import ReadPool
 from arena.web.live import LADDER, LiveHub, public_abort_reason
-from arena.web.scopes import ALL, ScopeCache, ScopeTable
+from arena.web.ladders import primary_result
+from arena.web.scopes import ALL, GameTable, ScopeCache, ScopeTable
 
 __all__ = ["ALL", "Queries", "bot_wire", "match_wire", "public_config"]  # ALL: for the pages
 
@@ -54,6 +55,7 @@ CACHED_BOT_STATS = 256
 PUBLIC_CONFIG_KEYS = ("name", "game", "duplicate", "parallel", "limits", "rules")
 PUBLIC_SCHEDULE_KEYS = ("kind", "tables", "max_tables", "house_bot")
 CACHE_SCOPES = 32  # chart series kept
+GAME_SCAN_PAGE = 500  # rows per store read when listing one game's matches
 FIRST_SEEN = "\0first-seen"  # cache key beside the scopes' (no scope has this name)
 
 
@@ -140,20 +142,47 @@ class Queries:
             raise NotFoundError(f"no bot named {name!r}")
         return bot
 
-    def list_bots(self, limit: int, offset: int) -> tuple[list[Wire], int]:
+    def list_bots(self, limit: int, offset: int,
+                  game: str | None = None) -> tuple[list[Wire], int]:
+        """Every bot, or (``game``) those with a finished match of that game."""
         bots = sorted(self.all_bots(), key=lambda b: b.name.lower())
+        if game is not None:
+            played = self._table_now(ALL).game(game).own
+            bots = [b for b in bots if b.name in played]
         return [bot_wire(b) for b in bots[offset:offset + limit]], len(bots)
 
     # -- matches --------------------------------------------------------------
     def list_matches(self, *, bot: str | None, tournament_id: str | None,
                      status: MatchStatus | None, limit: int,
-                     offset: int) -> tuple[list[Wire], int]:
+                     offset: int, game: str | None = None) -> tuple[list[Wire], int]:
         if bot is not None and entrants.is_house_entrant(bot):
-            return self._house_matches(bot, tournament_id, status, limit, offset)
+            return self._house_matches(bot, tournament_id, status, limit, offset, game)
+        if game is not None:
+            return self._game_matches(bot, tournament_id, status, limit, offset, game)
         records = self.store.list_matches(bot=bot, tournament_id=tournament_id,
                                           status=status, limit=limit, offset=offset)
         total = self.store.count_matches(bot=bot, tournament_id=tournament_id, status=status)
         return [match_wire(m) for m in records], total
+
+    def _game_matches(self, bot: str | None, tournament_id: str | None,
+                      status: MatchStatus | None, limit: int, offset: int,
+                      game: str) -> tuple[list[Wire], int]:
+        # The store does not filter by game: walk its pages (newest first)
+        # and keep that game's matches.
+        found: list[MatchRecord] = []
+        total, at = 0, 0
+        while True:
+            page = self.store.list_matches(bot=bot, tournament_id=tournament_id,
+                                           status=status, limit=GAME_SCAN_PAGE, offset=at)
+            for m in page:
+                if m.game == game:
+                    if offset <= total < offset + limit:
+                        found.append(m)
+                    total += 1
+            if len(page) < GAME_SCAN_PAGE:
+                break
+            at += GAME_SCAN_PAGE
+        return [match_wire(m) for m in found], total
 
     def get_match(self, match_id: str) -> MatchRecord | None:
         try:
@@ -237,9 +266,12 @@ class Queries:
             wire["config"] = t.config if internal else public_config(t.config)
         return wire
 
-    def list_tournaments(self, limit: int, offset: int) -> tuple[list[Wire], int]:
+    def list_tournaments(self, limit: int, offset: int,
+                         game: str | None = None) -> tuple[list[Wire], int]:
         records = sorted(self.store.list_tournaments(), key=lambda t: t.created_at,
                          reverse=True)
+        if game is not None:
+            records = [t for t in records if t.game == game]
         return [self.tournament_wire(t) for t in records[offset:offset + limit]], len(records)
 
     def get_tournament(self, tournament_id: str, *, internal: bool = False) -> Wire:
@@ -247,46 +279,63 @@ class Queries:
                                     internal=internal)
 
     # -- standings -----------------------------------------------------------------
-    def standings(self, scope: str) -> list[Wire]:
-        """Rows for ``ladder`` (matches outside tournaments), ``all``, or a
-        tournament id (raises NotFoundError for an unknown one). Synchronous:
-        the cached table, computed here only if there is none."""
-        return self._table_now(scope).rows
+    def standings(self, scope: str, game: str) -> list[Wire]:
+        """Rows of ``game`` for ``ladder`` (matches outside tournaments),
+        ``all``, or a tournament id (raises NotFoundError for an unknown
+        one). Synchronous: the cached table, computed here only if there is
+        none."""
+        return self._table_now(scope).game(game).rows
 
-    async def standings_async(self, scope: str) -> list[Wire]:
-        return (await self.scopes.get(scope)).rows
+    async def standings_async(self, scope: str, game: str) -> list[Wire]:
+        return (await self.scopes.get(scope)).game(game).rows
 
-    def scope_matches(self, scope: str) -> list[MatchRecord]:
-        return self._table_now(scope).matches
+    def scope_matches(self, scope: str, game: str | None = None) -> list[MatchRecord]:
+        """The scope's finished matches, oldest first: of ``game``, or of every game."""
+        table = self._table_now(scope)
+        return table.matches if game is None else table.game(game).matches
 
-    async def prepare(self, scope: str, bot: str | None = None, recent: int = 20) -> None:
+    def scope_games(self, scope: str) -> list[str]:
+        """The games with a ranked finished match in the scope, sorted."""
+        return sorted(self._table_now(scope).games)
+
+    async def prepare(self, scope: str, bot: str | None = None, recent: int = 20,
+                      game: str | None = None) -> None:
         """Bring the caches the synchronous methods read up to date, off the
         loop: a page handler that cannot await calls this first."""
         table = await self.scopes.get(scope)
         if bot is not None:
-            await self.run(self._bot_stats_for, bot, table, recent)
+            for g in [game] if game is not None else sorted(table.games):
+                await self.run(self._bot_stats_for, bot, table, g, recent)
 
     def _table_now(self, scope: str) -> ScopeTable:
         table = self.scopes.peek(scope)
         return table if table is not None else self.scopes.compute_now(scope)
 
     # -- one bot --------------------------------------------------------------------
-    def bot_stats(self, name: str, scope: str, recent: int) -> Wire:
-        return self._bot_stats_for(name, self._table_now(scope), recent)
+    def bot_games(self, name: str, scope: str) -> list[str]:
+        """The games ``name`` has a finished match of in the scope, sorted."""
+        table = self._table_now(scope)
+        return [g for g in sorted(table.games) if name in table.games[g].own]
 
-    async def bot_stats_async(self, name: str, scope: str, recent: int) -> Wire:
+    def bot_stats(self, name: str, scope: str, recent: int, game: str) -> Wire:
+        return self._bot_stats_for(name, self._table_now(scope), game, recent)
+
+    async def bot_stats_async(self, name: str, scope: str, recent: int, game: str) -> Wire:
         table = await self.scopes.get(scope)
-        return await self.run(self._bot_stats_for, name, table, recent)
+        return await self.run(self._bot_stats_for, name, table, game, recent)
 
-    def _bot_stats_for(self, name: str, table: ScopeTable, recent: int) -> Wire:
-        key = (name, table.scope, table.version, recent)
+    def _bot_stats_for(self, name: str, scope_table: ScopeTable, game: str,
+                       recent: int) -> Wire:
+        key = (name, scope_table.scope, game, scope_table.version, recent)
         cached = self._bot_stats.get(key)
         if cached is not None:
             return cached
         bot = self.entrant_bot(name)
+        table: GameTable = scope_table.game(game)
         own = [table.matches[i] for i in table.own.get(name, ())]
         per_match = [_bot_line(m, name) for m in own]
-        stars = [line["stars"] for line in per_match]
+        points = [line["points"] or 0 for line in per_match]
+        stars = [line["stars"] for line in per_match if line["stars"] is not None]
         latencies: list[float] = []
         for m in own[-MAX_LATENCY_MATCHES:]:
             full = self.get_match(m.id)  # scope records may omit latency
@@ -295,9 +344,11 @@ class Queries:
                         and seat < len(full.latency_ms):
                     latencies.extend(full.latency_ms[seat])
         stats = {
-            "bot": bot_wire(bot), "scope": table.scope, "standing": table.by_bot.get(name),
+            "bot": bot_wire(bot), "scope": scope_table.scope, "game": game,
+            "standing": table.by_bot.get(name),
             "rating_history": list(table.histories.get(name, ())),
             "matches": len(own),
+            "points_per_match": round(sum(points) / len(points), 4) if points else None,
             "stars_per_match": round(sum(stars) / len(stars), 4) if stars else None,
             "recent": list(reversed(per_match[-recent:])) if recent else [],
             "faults": _fault_totals(own, name),
@@ -411,24 +462,26 @@ class Queries:
 
     def _house_matches(self, name: str, tournament_id: str | None,
                        status: MatchStatus | None, limit: int,
-                       offset: int) -> tuple[list[Wire], int]:
+                       offset: int, game: str | None = None) -> tuple[list[Wire], int]:
         # A house entrant is several seat names: its matches come from the
         # finished matches the standings read (house seats never abort a match).
         if status not in (None, MatchStatus.FINISHED):
             return [], 0
-        own = [m for m in reversed(self.scope_matches(ALL)) if name in m.players
+        own = [m for m in reversed(self.scope_matches(ALL, game)) if name in m.players
                and (tournament_id is None or m.tournament_id == tournament_id)]
         shown = [self.get_match(m.id) for m in own[offset:offset + limit]]
         return [match_wire(m) for m in shown if m is not None], len(own)
 
-    def scope_series(self, scope: str) -> Wire:
-        """Per entrant, stars per match and rating after each of its matches
-        in ``scope`` (for the charts), recomputed when the scope changes."""
-        matches = self.scope_matches(scope)
-        cached = self._series.get(scope)
+    def scope_series(self, scope: str, game: str) -> Wire:
+        """Per entrant, the game's primary figure per match and rating after
+        each of its matches of ``game`` in ``scope`` (for the charts),
+        recomputed when the scope changes."""
+        matches = self.scope_matches(scope, game)
+        key = f"{scope}\0{game}"
+        cached = self._series.get(key)
         if cached is None or cached[0] is not matches:
-            cached = (matches, series.scope_series(matches))
-            self._series[scope] = cached
+            cached = (matches, series.scope_series(matches, game))
+            self._series[key] = cached
             while len(self._series) > CACHE_SCOPES:
                 self._series.pop(next(iter(self._series)))
         return cached[1]
@@ -450,9 +503,10 @@ def _bot_line(m: MatchRecord, name: str) -> Wire:
         values = result.get(key) or []
         return values[seat] if seat < len(values) else None
 
-    return {"match": m.id, "tournament_id": m.tournament_id, "finished_at": m.finished_at,
-            "seat": seat, "players": list(m.players), "place": pick("ranks"),
-            "stars": pick("stars") or 0, "sum": pick("sums")}
+    return {"match": m.id, "game": m.game, "tournament_id": m.tournament_id,
+            "finished_at": m.finished_at, "seat": seat, "players": list(m.players),
+            "place": pick("ranks"), "points": pick(primary_result(m.game).result_key),
+            "stars": (pick("stars") or 0) if "stars" in result else None, "sum": pick("sums")}
 
 
 def _fault_totals(matches: list[MatchRecord], name: str) -> Wire:
