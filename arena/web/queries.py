@@ -167,22 +167,29 @@ class Queries:
     def _game_matches(self, bot: str | None, tournament_id: str | None,
                       status: MatchStatus | None, limit: int, offset: int,
                       game: str) -> tuple[list[Wire], int]:
-        # The store does not filter by game: walk its pages (newest first)
-        # and keep that game's matches.
-        found: list[MatchRecord] = []
-        total, at = 0, 0
-        while True:
-            page = self.store.list_matches(bot=bot, tournament_id=tournament_id,
-                                           status=status, limit=GAME_SCAN_PAGE, offset=at)
-            for m in page:
-                if m.game == game:
-                    if offset <= total < offset + limit:
-                        found.append(m)
-                    total += 1
-            if len(page) < GAME_SCAN_PAGE:
-                break
-            at += GAME_SCAN_PAGE
-        return [match_wire(m) for m in found], total
+        # The store does not filter by game. Finished matches (nearly all of
+        # them) come from the standings' tables, which hold them by game;
+        # the few running and aborted ones from walking the store.
+        found: list[tuple[float, str, str]] = []  # (started_at, id, game) newest first
+        if status in (None, MatchStatus.FINISHED):
+            scope = ALL if tournament_id is None else tournament_id
+            for m in self.scope_matches(scope, game):
+                if bot is None or bot in m.players:
+                    found.append((m.started_at, m.id, m.game))
+        for other in (MatchStatus.RUNNING, MatchStatus.ABORTED):
+            if status not in (None, other):
+                continue
+            at = 0
+            while True:
+                page = self.store.list_matches(bot=bot, tournament_id=tournament_id,
+                                               status=other, limit=GAME_SCAN_PAGE, offset=at)
+                found += [(m.started_at, m.id, m.game) for m in page if m.game == game]
+                if len(page) < GAME_SCAN_PAGE:
+                    break
+                at += GAME_SCAN_PAGE
+        found.sort(key=lambda f: (f[0], f[1]), reverse=True)
+        shown = [self.get_match(mid) for _, mid, _ in found[offset:offset + limit]]
+        return [match_wire(m) for m in shown if m is not None], len(found)
 
     def get_match(self, match_id: str) -> MatchRecord | None:
         try:

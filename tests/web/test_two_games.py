@@ -185,3 +185,20 @@ async def test_the_matches_page_filters_by_game(client: TestClient, store: Sqlit
     assert 'href="/matches/th1"' in html and 'href="/matches/mu1"' not in html
     assert "points)" in html  # each seat's points, not stars
     assert 'href="/matches?game=muushig"' in html
+
+
+async def test_the_game_filter_keeps_running_and_aborted_matches_of_that_game(
+        client: TestClient, store: SqliteStore) -> None:
+    store_both_games(store)
+    helpers_thirteen.start_in_store(store, helpers_thirteen.play_match("th-live", deals=1),
+                                    started_at=time.time() + 5)
+    helpers.start_in_store(store, helpers.make_match("mu-live"), started_at=time.time() + 6)
+    store.abort_match("mu-live", "a bot left")
+    listed = await body(client, "/api/matches?game=thirteen")
+    assert [m["id"] for m in listed["matches"]] == ["th-live", "th2", "th1"]
+    assert [m["id"] for m in (await body(client, "/api/matches?game=thirteen&limit=1&offset=1"))
+            ["matches"]] == ["th2"]
+    aborted = await body(client, "/api/matches?game=muushig&status=aborted")
+    assert [m["id"] for m in aborted["matches"]] == ["mu-live"]
+    mine = await body(client, "/api/matches?game=thirteen&bot=west&tournament=poker")
+    assert [m["id"] for m in mine["matches"]] == ["th2"]
