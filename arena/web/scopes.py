@@ -289,9 +289,14 @@ class ScopeCache:
                 return table
             running = self._inflight.get(scope)
             if running is not None:
-                if table is not None:
+                if table is None:
+                    return await asyncio.shield(running)
+                # Several views of one scope (a ladder per game) ask at once:
+                # the later ones wait a moment for the table the first started.
+                try:
+                    return await asyncio.wait_for(asyncio.shield(running), MAX_WAIT_S)
+                except Exception:  # timed out, or the refresh failed (its callback logs it)
                     return table
-                return await asyncio.shield(running)
             wait = 0.0 if table is None else max(
                 table.done_at + self.cooldown_s(table), self._next_start) - self._clock()
             if wait <= 0:
