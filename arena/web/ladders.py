@@ -18,8 +18,6 @@ from arena.games import UnknownGameError, game_names, get_game
 from arena.storage.base import MatchRecord
 from arena.tournament.ranking import RankingSpec, RankingSpecError, ranking_for
 
-FALLBACK_GAME = "muushig"
-
 # Headers of the standings-row fields that carried the sums before games
 # described themselves: tables of the games that fill them look as they did.
 FIELD_HEADERS = {
@@ -38,13 +36,16 @@ def known_games() -> list[str]:
     return sorted(game_names())
 
 
+def fallback_game() -> str:
+    """The game shown when nothing names one: the first registered, by name."""
+    return known_games()[0]
+
+
 def default_game(server_info: dict[str, object]) -> str:
-    """The server's default game (``server_info["game"]``), if registered."""
+    """The server's default game (``server_info["game"]``), if registered,
+    else :func:`fallback_game`."""
     named = server_info.get("game")
-    games = known_games()
-    if isinstance(named, str) and named in games:
-        return named
-    return FALLBACK_GAME if FALLBACK_GAME in games or not games else games[0]
+    return named if isinstance(named, str) and named in known_games() else fallback_game()
 
 
 def check_game(raw: str | None, default: str) -> str:
@@ -103,11 +104,11 @@ def _key_column(spec: RankingSpec, index: int) -> Column:
 
 
 def figure_columns(game: str | None) -> FigureColumns:
-    """The columns of ``game``'s standings (a Muushig-like table if unknown)."""
+    """The columns of ``game``'s standings (the fallback game's if unknown)."""
     try:
         spec = ranking_for(str(game))
     except (UnknownGameError, RankingSpecError):
-        spec = ranking_for(FALLBACK_GAME)
+        spec = ranking_for(fallback_game())
     first = _key_column(spec, 0)
     p = spec.per_match_prefix
     if p is not None and f"{p}_per_match" in FIELD_HEADERS:
@@ -137,7 +138,7 @@ def primary_result(game: str | None) -> PrimaryResult:
     try:
         spec = ranking_for(str(game))
     except (UnknownGameError, RankingSpecError):
-        spec = ranking_for(FALLBACK_GAME)
+        spec = ranking_for(fallback_game())
     k = spec.primary
     suffix = FIELD_HEADERS[k.field][0] if k.field in FIELD_HEADERS else f" {spec.points_name}"
     return PrimaryResult(k.key, suffix)

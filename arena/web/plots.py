@@ -20,8 +20,8 @@ def _ordered(by_bot: dict[str, Any], order: list[str]) -> list[str]:
 
 
 def figure_words(game: str) -> tuple[str, str]:
-    """(what the primary figure is called, its symbol in axis labels):
-    ("Stars", "★") for Muushig, ("Points", "points") for thirteen."""
+    """(what the game's primary figure is called, its symbol in axis
+    labels), e.g. ("Stars", "★") or ("Points", "points")."""
     name = figure_columns(game).points_name
     suffix = primary_result(game).suffix.strip()
     return name.capitalize(), suffix or name

@@ -19,9 +19,8 @@ nowhere else:
 from __future__ import annotations
 
 import collections
-import statistics
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any, TypeVar
 
@@ -39,7 +38,7 @@ from arena.storage.base import (
 from arena.web import entrants, series
 from arena.web.limits import ReadPool
 from arena.web.live import LADDER, LiveHub, public_abort_reason
-from arena.web.ladders import primary_result
+from arena.web.bot_figures import bot_line, fault_fields, fault_totals, latency_summary
 from arena.web.scopes import ALL, GameTable, ScopeCache, ScopeTable
 
 __all__ = ["ALL", "Queries", "bot_wire", "match_wire", "public_config"]  # ALL: for the pages
@@ -94,15 +93,6 @@ def public_config(config: Wire) -> Wire:
 
 def event_wire(e: StoredEvent) -> Wire:
     return {"seq": e.seq, "at": e.at, "data": e.data}
-
-
-def latency_summary(samples: Iterable[float]) -> Wire:
-    values = sorted(samples)
-    if not values:
-        return {"decisions": 0, "median_ms": None, "p90_ms": None, "max_ms": None}
-    return {"decisions": len(values), "median_ms": round(statistics.median(values), 3),
-            "p90_ms": round(values[min(len(values) - 1, int(0.9 * len(values)))], 3),
-            "max_ms": round(values[-1], 3)}
 
 
 def progress(schedule: list[ScheduledMatch]) -> Wire:
@@ -340,7 +330,7 @@ class Queries:
         bot = self.entrant_bot(name)
         table: GameTable = scope_table.game(game)
         own = [table.matches[i] for i in table.own.get(name, ())]
-        per_match = [_bot_line(m, name) for m in own]
+        per_match = [bot_line(m, name) for m in own]
         points = [line["points"] or 0 for line in per_match]
         stars = [line["stars"] for line in per_match if line["stars"] is not None]
         latencies: list[float] = []
@@ -358,7 +348,7 @@ class Queries:
             "points_per_match": round(sum(points) / len(points), 4) if points else None,
             "stars_per_match": round(sum(stars) / len(stars), 4) if stars else None,
             "recent": list(reversed(per_match[-recent:])) if recent else [],
-            "faults": _fault_totals(own, name),
+            "faults": fault_totals(own, name),
             "latency": latency_summary(latencies),
             "latency_matches": min(len(own), MAX_LATENCY_MATCHES),
         }
@@ -382,7 +372,7 @@ class Queries:
                 for e in self.store.get_events(m.id):
                     if e.data.get("kind") in ("timeout", "autopilot") \
                             and e.data.get("seat") in seats:
-                        details.append({"seq": e.seq, "at": e.at, **_fault_fields(e.data)})
+                        details.append({"seq": e.seq, "at": e.at, **fault_fields(e.data)})
             out.append({
                 "match": m.id, "status": m.status.value, "tournament_id": m.tournament_id,
                 "started_at": m.started_at, "seats": seats,
@@ -492,39 +482,3 @@ class Queries:
             while len(self._series) > CACHE_SCOPES:
                 self._series.pop(next(iter(self._series)))
         return cached[1]
-
-
-def _fault_fields(data: Wire) -> Wire:
-    # Whitelisted so a richer record can never carry a card out of here.
-    return {k: data[k] for k in ("kind", "seat", "phase", "reason") if k in data}
-
-
-def _bot_line(m: MatchRecord, name: str) -> Wire:
-    """One bot's figures in one finished match (its best seat if it sat twice)."""
-    result = m.result or {}
-    seats = [i for i, who in enumerate(m.players) if who == name]
-    ranks = result.get("ranks") or []
-    seat = min(seats, key=lambda s: ranks[s] if s < len(ranks) else 99)
-
-    def pick(key: str) -> Any:
-        values = result.get(key) or []
-        return values[seat] if seat < len(values) else None
-
-    return {"match": m.id, "game": m.game, "tournament_id": m.tournament_id,
-            "finished_at": m.finished_at, "seat": seat, "players": list(m.players),
-            "place": pick("ranks"), "points": pick(primary_result(m.game).result_key),
-            "stars": (pick("stars") or 0) if "stars" in result else None, "sum": pick("sums")}
-
-
-def _fault_totals(matches: list[MatchRecord], name: str) -> Wire:
-    totals = {"timeouts": 0, "illegal": 0, "disconnects": 0, "autopilot_matches": 0}
-    for m in matches:
-        for seat, who in enumerate(m.players):
-            if who != name or not m.faults or seat >= len(m.faults):
-                continue
-            f = m.faults[seat]
-            totals["timeouts"] += f.timeouts
-            totals["illegal"] += f.illegal
-            totals["disconnects"] += f.disconnects
-            totals["autopilot_matches"] += int(f.autopilot)
-    return totals

@@ -1,5 +1,5 @@
-"""The numbers behind the charts: each bot's primary figure per match (stars
-in Muushig, points in thirteen) and rating after each of its matches (pure
+"""The numbers behind the charts: each bot's primary figure per match (the
+game's first ranking key: stars, points...) and rating after each of its matches (pure
 functions over finished matches of one game).
 
 The figures agree with the standings of the same matches: the same order
