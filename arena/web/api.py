@@ -16,6 +16,7 @@ from arena.storage.base import MatchStatus
 from arena.web.accounts import viewer_is_admin
 from arena.web.errors import MAX_OFFSET, ApiError, check_name, int_param, page, pagination
 from arena.web.keys import HEALTH, HUB, METRICS, QUERIES, SETTINGS, WRITER, RegistrationMode
+from arena.web.ladders import UnknownGameParamError, check_game, default_game
 from arena.web.live import LADDER
 from arena.web.scopes import ALL
 
@@ -37,6 +38,25 @@ def _status(request: web.Request) -> MatchStatus | None:
 def _optional_name(request: web.Request, key: str, what: str) -> str | None:
     raw = request.query.get(key)
     return None if raw is None else check_name(raw, what)
+
+
+def server_game(request: web.Request) -> str:
+    """The game a view shows when the visitor names none."""
+    return default_game(request.app[SETTINGS].server_info)
+
+
+def game_param(request: web.Request, default: str | None = None) -> str:
+    """``?game=`` (400 if it names no game served), else ``default``, else
+    the server's default game."""
+    try:
+        return check_game(request.query.get("game"), default or server_game(request))
+    except UnknownGameParamError as err:
+        raise ApiError(400, str(err)) from None
+
+
+def optional_game(request: web.Request) -> str | None:
+    """``?game=`` as a filter: None when absent."""
+    return game_param(request) if request.query.get("game") else None
 
 
 @routes.get("/api")
@@ -78,11 +98,11 @@ async def metrics(request: web.Request) -> web.Response:
 
 
 # -- standings ---------------------------------------------------------------
-async def _standings_response(request: web.Request, scope: str) -> web.Response:
+async def _standings_response(request: web.Request, scope: str, game: str) -> web.Response:
     limit, offset = pagination(request)
-    rows = await request.app[QUERIES].standings_async(scope)
+    rows = await request.app[QUERIES].standings_async(scope, game)
     body = page("standings", rows[offset:offset + limit], len(rows), limit, offset)
-    return web.json_response({"scope": scope, **body})
+    return web.json_response({"scope": scope, "game": game, **body})
 
 
 def _scope(request: web.Request) -> str:
@@ -92,9 +112,18 @@ def _scope(request: web.Request) -> str:
     return scope
 
 
+async def _scope_game(request: web.Request, scope: str) -> str:
+    """The game of a standings view: a tournament's own game, else ``?game=``."""
+    if scope in (LADDER, ALL):
+        return game_param(request)
+    q = request.app[QUERIES]
+    return game_param(request, (await q.run(q.get_tournament, scope))["game"])
+
+
 @routes.get("/api/standings")
 async def standings(request: web.Request) -> web.Response:
-    return await _standings_response(request, _scope(request))
+    scope = _scope(request)
+    return await _standings_response(request, scope, await _scope_game(request, scope))
 
 
 # -- tournaments ----------------------------------------------------------------
@@ -102,7 +131,7 @@ async def standings(request: web.Request) -> web.Response:
 async def tournaments(request: web.Request) -> web.Response:
     limit, offset = pagination(request)
     q = request.app[QUERIES]
-    items, total = await q.run(q.list_tournaments, limit, offset)
+    items, total = await q.run(q.list_tournaments, limit, offset, optional_game(request))
     return web.json_response(page("tournaments", items, total, limit, offset))
 
 
@@ -118,7 +147,7 @@ async def tournament(request: web.Request) -> web.Response:
 @routes.get("/api/tournaments/{id}/standings")
 async def tournament_standings(request: web.Request) -> web.Response:
     tid = check_name(request.match_info["id"], "tournament id")
-    return await _standings_response(request, tid)
+    return await _standings_response(request, tid, await _scope_game(request, tid))
 
 
 def _schedule_page(store: Any, tid: str, limit: int, offset: int) -> dict[str, Any]:
@@ -146,7 +175,7 @@ async def matches(request: web.Request) -> web.Response:
     items, total = await q.run(
         q.list_matches, bot=_optional_name(request, "bot", "bot name"),
         tournament_id=_optional_name(request, "tournament", "tournament id"),
-        status=_status(request), limit=limit, offset=offset)
+        status=_status(request), limit=limit, offset=offset, game=optional_game(request))
     return web.json_response(page("matches", items, total, limit, offset))
 
 
@@ -187,7 +216,7 @@ async def match_events(request: web.Request) -> web.Response:
 async def bots(request: web.Request) -> web.Response:
     limit, offset = pagination(request)
     q = request.app[QUERIES]
-    items, total = await q.run(q.list_bots, limit, offset)
+    items, total = await q.run(q.list_bots, limit, offset, optional_game(request))
     return web.json_response(page("bots", items, total, limit, offset))
 
 
@@ -198,4 +227,11 @@ async def bot(request: web.Request) -> web.Response:
     name = check_name(request.match_info["name"], "bot name")
     q = request.app[QUERIES]
     await q.run(q.entrant_bot, name)  # 404 before any standings are computed
-    return web.json_response(await q.bot_stats_async(name, scope, recent))
+    await q.prepare(scope)
+    games = q.bot_games(name, scope)
+    default = server_game(request)
+    if games and default not in games:
+        default = games[0]  # the figures of a game it played
+    game = game_param(request, default)
+    stats = await q.bot_stats_async(name, scope, recent, game)
+    return web.json_response({**stats, "games": games})

@@ -22,6 +22,7 @@ from arena.hosting.errors import HostingError
 from arena.hosting.presets import LANGS
 from arena.hosting.versions import BotVersion, VersionStore
 from arena.tournament.standings import compute_standings
+from arena.web.ladders import main_game
 from arena.web.accounts import require_bot_or_admin
 from arena.web.errors import ApiError, check_name
 from arena.web.keys import QUERIES, STORE
@@ -157,7 +158,8 @@ async def get_version(request: web.Request) -> web.Response:
     owner = await _is_owner(request, bot)
     store, q = request.app[STORE], request.app[QUERIES]
     matches = await q.run(lambda: [store.get_match(m) for m in version.matches])
-    rows = [r.to_dict() for r in compute_standings(matches, bootstrap_samples=200)
+    rows = [r.to_dict() for r in compute_standings(matches, bootstrap_samples=200,
+                                                   game=main_game(matches))
             if r.bot == bot.name]
     body = owner_version(version) if owner else public_version(version)
     return web.json_response({"version": body, "standing": rows[0] if rows else None})

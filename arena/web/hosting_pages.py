@@ -14,12 +14,14 @@ from typing import Any
 from aiohttp import web
 
 from arena.tournament.standings import compute_standings
+from arena.web.ladders import main_game
 from arena.web.render import e, num, when
 
 
 def _standing(store: Any, bot: str, match_ids: list[str]) -> dict[str, Any] | None:
     matches = [store.get_match(m) for m in match_ids]
-    rows = [r for r in compute_standings(matches, bootstrap_samples=0) if r.bot == bot]
+    rows = [r for r in compute_standings(matches, bootstrap_samples=0,
+                                         game=main_game(matches)) if r.bot == bot]
     return rows[0].to_dict() if rows else None
 
 

@@ -6,7 +6,6 @@ scripts in ``static/`` add live updates over SSE and the replay viewer.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -14,27 +13,27 @@ from urllib.parse import urlencode
 from aiohttp import web
 
 from arena.games import UnknownGameError, get_game
-from arena.storage.base import MatchRecord, MatchStatus
+from arena.storage.base import MatchStatus
 from arena.web import docs
-from arena.web.entrants import entrant_of, is_house_entrant
+from arena.web.entrants import entrant_of
 from arena.web.errors import ApiError, check_name, int_param
+from arena.web.api import game_param, optional_game, server_game
+from arena.web.bot_page import all_matches_link, bot_game_section, house_note, scope_nav
 from arena.web.hosting_pages import versions_section
+from arena.web.ladders import game_title, known_games, ladder_games
 from arena.web.keys import QUERIES
 from arena.web.live import LADDER
-from arena.web.plots import bot_stars_chart, scope_charts
+from arena.web.plots import scope_charts
 from arena.web.queries import ALL
 from arena.web.render import (
     bot_link,
     e,
     layout,
     live_list,
-    match_link,
     matches_table,
     num,
     pager,
     progress_bar,
-    rating_chart,
-    rating_text,
     standings_table,
     tournament_link,
     u,
@@ -61,9 +60,23 @@ def _tournaments_list(items: list[dict[str, Any]]) -> str:
 
 
 # -- fragments ----------------------------------------------------------------
-def _standings_fragment(request: web.Request, scope: str) -> str:
+def _standings_fragment(request: web.Request, scope: str, game: str,
+                        several: bool = False) -> str:
+    """One game's standings in ``scope``; ``several``: the page shows other
+    games' too, so the caption names this one."""
     caption = "Ladder (matches outside tournaments)" if scope == LADDER else "Standings"
-    return standings_table(request.app[QUERIES].standings(scope), caption, scope)
+    if several:
+        caption = f"{game_title(game)} ladder (matches outside tournaments)" \
+            if scope == LADDER else f"{game_title(game)} standings"
+    return standings_table(request.app[QUERIES].standings(scope, game), caption, scope, game)
+
+
+def _page_game(request: web.Request, scope: str) -> str:
+    """The game a standings view of ``scope`` shows: a tournament's own
+    game, else ``?game=``, else the server's default game."""
+    if scope in (LADDER, ALL):
+        return game_param(request)
+    return game_param(request, request.app[QUERIES].get_tournament(scope)["game"])
 
 
 @routes.get("/partials/standings")
@@ -71,19 +84,20 @@ async def standings_partial(request: web.Request) -> web.Response:
     scope = request.query.get("scope", LADDER)
     if scope not in (LADDER, ALL):
         check_name(scope, "scope")
-    return _html(_standings_fragment(request, scope))
+    several = scope in (LADDER, ALL) and len(ladder_games(server_game(request))) > 1
+    return _html(_standings_fragment(request, scope, _page_game(request, scope), several))
 
 
-def _charts_fragment(request: web.Request, tid: str) -> str:
+def _charts_fragment(request: web.Request, tid: str, game: str) -> str:
     q = request.app[QUERIES]
-    order = [r["bot"] for r in q.standings(tid)]
-    return scope_charts(q.scope_series(tid), order, "the tournament")
+    order = [r["bot"] for r in q.standings(tid, game)]
+    return scope_charts(q.scope_series(tid, game), order, "the tournament", game)
 
 
 @routes.get("/partials/charts")
 async def charts_partial(request: web.Request) -> web.Response:
     tid = check_name(request.query.get("tournament"), "tournament id")
-    return _html(_charts_fragment(request, tid))
+    return _html(_charts_fragment(request, tid, _page_game(request, tid)))
 
 
 @routes.get("/partials/live")
@@ -119,9 +133,7 @@ async def index(request: web.Request) -> web.Response:
 <p id="live-status" class="live-status" role="status" aria-live="polite"></p>
 <section aria-labelledby="h-live"><h2 id="h-live">Live now</h2>
 <div id="live" data-partial="/partials/live">{live_list(q.live_matches())}</div></section>
-<section aria-labelledby="h-ladder"><h2 id="h-ladder">Ladder</h2>
-<div id="standings" data-partial="/partials/standings?scope={LADDER}">
-{_standings_fragment(request, LADDER)}</div></section>
+{_ladders(request)}
 <section aria-labelledby="h-tournaments"><h2 id="h-tournaments">Tournaments</h2>
 <div id="tournaments" data-partial="/partials/tournaments">{_tournaments_list(tournaments)}</div>
 </section>
@@ -132,6 +144,29 @@ async def index(request: web.Request) -> web.Response:
     return _html(layout("Standings", page, scripts=("common.js", "live.js")))
 
 
+def _ladders(request: web.Request) -> str:
+    """One ladder per game served, the server's default game first; with a
+    single game, the one ladder as it always looked."""
+    games = ladder_games(server_game(request))
+    if len(games) == 1:
+        return (f'<section aria-labelledby="h-ladder"><h2 id="h-ladder">Ladder</h2>\n'
+                f'<div id="standings" data-partial="/partials/standings?scope={LADDER}">\n'
+                f'{_standings_fragment(request, LADDER, games[0])}</div></section>')
+    nav = " · ".join(f'<a href="#ladder-{e(g)}">{e(game_title(g))}</a>' for g in games)
+    sections = "".join(
+        f'<section id="ladder-{e(g)}" class="ladder" data-game="{e(g)}" '
+        f'aria-labelledby="h-ladder-{e(g)}">'
+        f'<h3 id="h-ladder-{e(g)}">{e(game_title(g))}</h3>'
+        f'<div id="standings-{e(g)}" data-partial="/partials/standings?'
+        f'{e(urlencode({"scope": LADDER, "game": g}))}">'
+        f'{_standings_fragment(request, LADDER, g, several=True)}</div>'
+        f'<p><a href="/matches?{e(urlencode({"game": g}))}">{e(game_title(g))} matches</a>'
+        f'</p></section>' for g in games)
+    return (f'<section aria-labelledby="h-ladder"><h2 id="h-ladder">Ladders</h2>'
+            f'<nav class="games" aria-label="Games"><p>One ladder per game: {nav}</p></nav>'
+            f'{sections}</section>')
+
+
 @routes.get("/tournaments/{id}")
 async def tournament(request: web.Request) -> web.Response:
     q = request.app[QUERIES]
@@ -139,7 +174,8 @@ async def tournament(request: web.Request) -> web.Response:
     tid = t["id"]
     matches, total = q.list_matches(bot=None, tournament_id=tid, status=None, limit=20,
                                     offset=0)
-    standings = q.standings(tid)
+    game = t["game"]
+    standings = q.standings(tid, game)
     p = t["progress"]
     main = f"""
 <div data-live-channels="tournament:{e(tid)}">
@@ -152,10 +188,10 @@ async def tournament(request: web.Request) -> web.Response:
 {progress_bar(p["done"], p["total"])}
 <section aria-labelledby="h-standings"><h2 id="h-standings">Standings</h2>
 <div id="standings" data-partial="/partials/standings?scope={u(tid)}">
-{standings_table(standings, "Standings of " + t["name"], tid)}</div></section>
+{standings_table(standings, "Standings of " + t["name"], tid, game)}</div></section>
 <section aria-labelledby="h-charts"><h2 id="h-charts">Over the tournament</h2>
 <div id="charts" data-partial="/partials/charts?tournament={u(tid)}">
-{_charts_fragment(request, tid)}</div></section>
+{_charts_fragment(request, tid, game)}</div></section>
 <section aria-labelledby="h-matches"><h2 id="h-matches">Matches</h2>
 <div id="matches" data-partial="/partials/matches?tournament={u(tid)}">
 {matches_table(matches, "Latest matches")}</div>
@@ -177,15 +213,29 @@ async def matches(request: web.Request) -> web.Response:
         except ValueError:
             raise ApiError(400, f"unknown status {request.query['status']!r}") from None
         params["status"] = status.value
+    game = optional_game(request)
+    if game is not None:
+        params["game"] = game
     offset = int_param(request, "offset", 0, lo=0)
     items, total = request.app[QUERIES].list_matches(
         bot=params.get("bot"), tournament_id=params.get("tournament"), status=status,
-        limit=PAGE_SIZE, offset=offset)
+        limit=PAGE_SIZE, offset=offset, game=game)
     filters = ", ".join(f"{k} {v}" for k, v in params.items()) or "all"
     main = (f"<h1>Matches</h1><p>Showing: {e(filters)} ({total} in all).</p>"
+            f"{_game_filter(params, game)}"
             f"{matches_table(items, 'Matches, newest first')}"
             f"{pager('/matches', params, total, PAGE_SIZE, offset)}")
     return _html(layout("Matches", main))
+
+
+def _game_filter(params: dict[str, str], current: str | None) -> str:
+    """Links to the same list for every game, and for all games."""
+    others = {k: v for k, v in params.items() if k != "game"}
+    choices = [(None, "all games")] + [(g, game_title(g)) for g in known_games()]
+    links = " · ".join(
+        f'<a href="/matches?{e(urlencode({**others, **({"game": g} if g else {})}))}"'
+        f'{" aria-current=page" if g == current else ""}>{e(label)}</a>' for g, label in choices)
+    return f'<nav class="games" aria-label="Game"><p>Game: {links}</p></nav>'
 
 
 @dataclass(frozen=True)
@@ -285,114 +335,30 @@ async def bot(request: web.Request) -> web.Response:
     scope = request.query.get("scope", ALL)
     if scope not in (LADDER, ALL):
         check_name(scope, "scope")
-    stats = q.bot_stats(name, scope, 20)
-    b, s = stats["bot"], stats["standing"] or {}
-    latency, faults = stats["latency"], stats["faults"]
-    by_id = {m.id: m for m in q.scope_matches(scope)}
-    recent = "".join(
-        f'<tr><th scope="row">{match_link(r["match"])}</th><td class="n">{num(r["place"])}</td>'
-        f'<td class="n">{num(r["stars"])}</td><td class="n">{num(r["sum"])}</td>'
-        f'{_seat_figures(by_id.get(r["match"]), b["name"])}'
-        f'<td>{tournament_link(r["tournament_id"]) if r["tournament_id"] else "ladder"}</td>'
-        f'<td>{when(r["finished_at"])}</td></tr>' for r in stats["recent"])
-    history_rows = "".join(
-        f'<tr><td>{match_link(h["match"])}</td><td class="n">{h["mu"]:.2f}</td>'
-        f'<td class="n">{h["sigma"]:.2f}</td></tr>' for h in stats["rating_history"][-50:])
+    games = q.bot_games(name, scope)
+    if request.query.get("game"):
+        games = [game_param(request)]
+    elif not games:
+        games = [server_game(request)]
+    several = len(games) > 1
+    first = q.bot_stats(name, scope, 20, games[0])
+    b = first["bot"]
+    sections = "".join(bot_game_section(request, name, scope, g, several) for g in games)
+    played = ""
+    if several:
+        played = ("<dt>Games</dt><dd>" + ", ".join(
+            f'<a href="#game-{e(g)}">{e(game_title(g))}</a>' for g in games) + "</dd>")
     main = f"""
 <h1>Bot {e(b["name"])}</h1>
-{_scope_nav(request, b["name"], scope)}
-<dl class="facts"><dt>Kind</dt><dd>{e(b["kind"])}{_house_note(request, b["name"], scope)}</dd>
+{scope_nav(request, b["name"], scope)}
+<dl class="facts"><dt>Kind</dt><dd>{e(b["kind"])}{house_note(request, b["name"], scope)}</dd>
 <dt>{"Registered" if q.registered_bot(b["name"]) else "First seen"}</dt>
 <dd>{when(b["created_at"])}</dd>
-{"<dt>Status</dt><dd>removed</dd>" if b["removed"] else ""}
-<dt>Rank</dt><dd>{num(s.get("rank"))}</dd><dt>Matches</dt><dd>{stats["matches"]}</dd>
-<dt>Stars per match</dt><dd>{num(stats["stars_per_match"])}</dd>
-<dt>Rating</dt><dd>{e(rating_text(s.get("rating"), s.get("rating_mu"), s.get("rating_sigma")))}
-<small>(μ − 3σ, then μ ± σ)</small></dd>
-<dt>Faults</dt><dd>{faults["timeouts"]} timeouts, {faults["illegal"]} illegal,
-{faults["disconnects"]} disconnects, {faults["autopilot_matches"]} matches on autopilot</dd>
-<dt>Latency</dt><dd>{_latency_text(latency, stats["latency_matches"], b["kind"])}</dd></dl>
-<div class="charts">
-<section aria-labelledby="h-stars"><h2 id="h-stars">Stars per match</h2>
-{bot_stars_chart(q.scope_matches(scope), b["name"])}
-<p class="legend-note">Dots: stars won in that match; line: stars per match so far.</p>
-</section>
-<section aria-labelledby="h-rating"><h2 id="h-rating">Rating</h2>
-{rating_chart(stats["rating_history"], b["name"])}
-<p class="legend-note">Line: skill estimate μ after each match; band: μ ± σ.</p></section>
-</div>
-<details><summary>Rating history as a table (last 50)</summary>
-<table><thead><tr><th scope="col">Match</th><th scope="col">μ</th><th scope="col">σ</th>
-</tr></thead><tbody>{history_rows}</tbody></table></details>
+{"<dt>Status</dt><dd>removed</dd>" if b["removed"] else ""}{played}</dl>
+{sections}
 {versions_section(request, b["name"])}
-<section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>
-{_recent_table(recent)}
-<p>{_all_matches_link(b["name"], scope)}</p></section>"""
+<p>{all_matches_link(b["name"], scope)}</p>"""
     return _html(layout(f"Bot {b['name']}", main))
-
-
-def _all_matches_link(name: str, scope: str) -> str:
-    params = {"bot": name} if scope in (LADDER, ALL) else {"bot": name, "tournament": scope}
-    where = "" if scope in (LADDER, ALL) else " in this tournament"
-    return f'<a href="/matches?{e(urlencode(params))}">All matches of {e(name)}{where}</a>'
-
-
-def _latency_text(latency: dict, matches: int, kind: str) -> str:
-    if not latency["decisions"]:
-        return "no timed decisions" + (" (house bots answer inside the server)"
-                                       if kind == "house" else "")
-    return (f'median {num(latency["median_ms"], 1)} ms, 90% under '
-            f'{num(latency["p90_ms"], 1)} ms, max {num(latency["max_ms"], 1)} ms over '
-            f'{latency["decisions"]} decisions (last {matches} matches)')
-
-
-def _scope_nav(request: web.Request, name: str, scope: str) -> str:
-    """Links to the bot's figures in the ladder, overall and per tournament."""
-    scopes = [(ALL, "all matches"), (LADDER, "ladder")]
-    scopes += [(tid, f"tournament {title}") for tid, title in
-               request.app[QUERIES].bot_tournaments(name)]
-    if scope not in {sc for sc, _ in scopes}:
-        scopes.append((scope, f"tournament {scope}"))
-    links = " · ".join(
-        f'<a href="/bots/{u(name)}?scope={u(sc)}"'
-        f'{" aria-current=page" if sc == scope else ""}>{e(label)}</a>' for sc, label in scopes)
-    extra = "" if scope in (LADDER, ALL) else f" (the tournament's page: {tournament_link(scope)})"
-    return f'<nav class="scopes" aria-label="Scope"><p>Figures for: {links}{extra}</p></nav>'
-
-
-def _house_note(request: web.Request, name: str, scope: str) -> str:
-    if not is_house_entrant(name):
-        return ""
-    seats = request.app[QUERIES].house_seat_names(name, scope)
-    named = f" ({', '.join(e(n) for n in seats)})" if seats else ""
-    return (f" — the arena's own bot; every seat it fills{named} counts for this one "
-            "entrant, once per seat")
-
-
-def _seat_figures(m: MatchRecord | None, name: str) -> str:
-    """Faults and median latency of ``name``'s seats in one match, as cells."""
-    seats = [i for i, who in enumerate(m.players) if who == name] if m else []
-    faults = [m.faults[i] for i in seats if m and m.faults and i < len(m.faults)]
-    samples = [v for i in seats if m and m.latency_ms and i < len(m.latency_ms)
-               for v in m.latency_ms[i]]
-    counts = [(sum(f.timeouts for f in faults), "timeout", "timeouts"),
-              (sum(f.illegal for f in faults), "illegal", "illegal"),
-              (sum(f.disconnects for f in faults), "drop", "drops")]
-    text = ", ".join(f"{n} {one if n == 1 else many}" for n, one, many in counts if n)
-    if any(f.autopilot for f in faults):
-        text = (text + ", " if text else "") + "autopilot"
-    median = statistics.median(samples) if samples else None
-    return f'<td>{e(text or "—")}</td><td class="n">{num(median, 1)}</td>'
-
-
-def _recent_table(rows: str) -> str:
-    if not rows:
-        return '<p class="empty">No finished matches in this scope.</p>'
-    return ('<table class="recent"><thead><tr><th scope="col">Match</th>'
-            '<th scope="col">Place</th><th scope="col">★</th><th scope="col">Score sum</th>'
-            '<th scope="col">Faults</th><th scope="col">Median latency (ms)</th>'
-            '<th scope="col">Where</th><th scope="col">Finished</th></tr></thead>'
-            f'<tbody>{rows}</tbody></table>')
 
 
 # -- documents ------------------------------------------------------------------

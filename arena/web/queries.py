@@ -19,9 +19,8 @@ nowhere else:
 from __future__ import annotations
 
 import collections
-import statistics
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any, TypeVar
 
@@ -39,7 +38,8 @@ from arena.storage.base import (
 from arena.web import entrants, series
 from arena.web.limits import ReadPool
 from arena.web.live import LADDER, LiveHub, public_abort_reason
-from arena.web.scopes import ALL, ScopeCache, ScopeTable
+from arena.web.bot_figures import bot_line, fault_fields, fault_totals, latency_summary
+from arena.web.scopes import ALL, GameTable, ScopeCache, ScopeTable
 
 __all__ = ["ALL", "Queries", "bot_wire", "match_wire", "public_config"]  # ALL: for the pages
 
@@ -54,6 +54,7 @@ CACHED_BOT_STATS = 256
 PUBLIC_CONFIG_KEYS = ("name", "game", "duplicate", "parallel", "limits", "rules")
 PUBLIC_SCHEDULE_KEYS = ("kind", "tables", "max_tables", "house_bot")
 CACHE_SCOPES = 32  # chart series kept
+GAME_SCAN_PAGE = 500  # rows per store read when listing one game's matches
 FIRST_SEEN = "\0first-seen"  # cache key beside the scopes' (no scope has this name)
 
 
@@ -97,15 +98,6 @@ def event_wire(e: StoredEvent) -> Wire:
     return {"seq": e.seq, "at": e.at, "data": e.data}
 
 
-def latency_summary(samples: Iterable[float]) -> Wire:
-    values = sorted(samples)
-    if not values:
-        return {"decisions": 0, "median_ms": None, "p90_ms": None, "max_ms": None}
-    return {"decisions": len(values), "median_ms": round(statistics.median(values), 3),
-            "p90_ms": round(values[min(len(values) - 1, int(0.9 * len(values)))], 3),
-            "max_ms": round(values[-1], 3)}
-
-
 def progress(schedule: list[ScheduledMatch]) -> Wire:
     return {"done": sum(1 for s in schedule if s.match_id is not None),
             "total": len(schedule)}
@@ -143,20 +135,54 @@ class Queries:
             raise NotFoundError(f"no bot named {name!r}")
         return bot
 
-    def list_bots(self, limit: int, offset: int) -> tuple[list[Wire], int]:
+    def list_bots(self, limit: int, offset: int,
+                  game: str | None = None) -> tuple[list[Wire], int]:
+        """Every bot, or (``game``) those with a finished match of that game."""
         bots = sorted(self.all_bots(), key=lambda b: b.name.lower())
+        if game is not None:
+            played = self._table_now(ALL).game(game).own
+            bots = [b for b in bots if b.name in played]
         return [bot_wire(b) for b in bots[offset:offset + limit]], len(bots)
 
     # -- matches --------------------------------------------------------------
     def list_matches(self, *, bot: str | None, tournament_id: str | None,
                      status: MatchStatus | None, limit: int,
-                     offset: int) -> tuple[list[Wire], int]:
+                     offset: int, game: str | None = None) -> tuple[list[Wire], int]:
         if bot is not None and entrants.is_house_entrant(bot):
-            return self._house_matches(bot, tournament_id, status, limit, offset)
+            return self._house_matches(bot, tournament_id, status, limit, offset, game)
+        if game is not None:
+            return self._game_matches(bot, tournament_id, status, limit, offset, game)
         records = self.store.list_matches(bot=bot, tournament_id=tournament_id,
                                           status=status, limit=limit, offset=offset)
         total = self.store.count_matches(bot=bot, tournament_id=tournament_id, status=status)
         return [match_wire(m) for m in records], total
+
+    def _game_matches(self, bot: str | None, tournament_id: str | None,
+                      status: MatchStatus | None, limit: int, offset: int,
+                      game: str) -> tuple[list[Wire], int]:
+        # The store does not filter by game. Finished matches (nearly all of
+        # them) come from the standings' tables, which hold them by game;
+        # the few running and aborted ones from walking the store.
+        found: list[tuple[float, str, str]] = []  # (started_at, id, game) newest first
+        if status in (None, MatchStatus.FINISHED):
+            scope = ALL if tournament_id is None else tournament_id
+            for m in self.scope_matches(scope, game):
+                if bot is None or bot in m.players:
+                    found.append((m.started_at, m.id, m.game))
+        for other in (MatchStatus.RUNNING, MatchStatus.ABORTED):
+            if status not in (None, other):
+                continue
+            at = 0
+            while True:
+                page = self.store.list_matches(bot=bot, tournament_id=tournament_id,
+                                               status=other, limit=GAME_SCAN_PAGE, offset=at)
+                found += [(m.started_at, m.id, m.game) for m in page if m.game == game]
+                if len(page) < GAME_SCAN_PAGE:
+                    break
+                at += GAME_SCAN_PAGE
+        found.sort(key=lambda f: (f[0], f[1]), reverse=True)
+        shown = [self.get_match(mid) for _, mid, _ in found[offset:offset + limit]]
+        return [match_wire(m) for m in shown if m is not None], len(found)
 
     def get_match(self, match_id: str) -> MatchRecord | None:
         try:
@@ -240,9 +266,12 @@ class Queries:
             wire["config"] = t.config if internal else public_config(t.config)
         return wire
 
-    def list_tournaments(self, limit: int, offset: int) -> tuple[list[Wire], int]:
+    def list_tournaments(self, limit: int, offset: int,
+                         game: str | None = None) -> tuple[list[Wire], int]:
         records = sorted(self.store.list_tournaments(), key=lambda t: t.created_at,
                          reverse=True)
+        if game is not None:
+            records = [t for t in records if t.game == game]
         return [self.tournament_wire(t) for t in records[offset:offset + limit]], len(records)
 
     def get_tournament(self, tournament_id: str, *, internal: bool = False) -> Wire:
@@ -250,46 +279,63 @@ class Queries:
                                     internal=internal)
 
     # -- standings -----------------------------------------------------------------
-    def standings(self, scope: str) -> list[Wire]:
-        """Rows for ``ladder`` (matches outside tournaments), ``all``, or a
-        tournament id (raises NotFoundError for an unknown one). Synchronous:
-        the cached table, computed here only if there is none."""
-        return self._table_now(scope).rows
+    def standings(self, scope: str, game: str) -> list[Wire]:
+        """Rows of ``game`` for ``ladder`` (matches outside tournaments),
+        ``all``, or a tournament id (raises NotFoundError for an unknown
+        one). Synchronous: the cached table, computed here only if there is
+        none."""
+        return self._table_now(scope).game(game).rows
 
-    async def standings_async(self, scope: str) -> list[Wire]:
-        return (await self.scopes.get(scope)).rows
+    async def standings_async(self, scope: str, game: str) -> list[Wire]:
+        return (await self.scopes.get(scope)).game(game).rows
 
-    def scope_matches(self, scope: str) -> list[MatchRecord]:
-        return self._table_now(scope).matches
+    def scope_matches(self, scope: str, game: str | None = None) -> list[MatchRecord]:
+        """The scope's finished matches, oldest first: of ``game``, or of every game."""
+        table = self._table_now(scope)
+        return table.matches if game is None else table.game(game).matches
 
-    async def prepare(self, scope: str, bot: str | None = None, recent: int = 20) -> None:
+    def scope_games(self, scope: str) -> list[str]:
+        """The games with a ranked finished match in the scope, sorted."""
+        return sorted(self._table_now(scope).games)
+
+    async def prepare(self, scope: str, bot: str | None = None, recent: int = 20,
+                      game: str | None = None) -> None:
         """Bring the caches the synchronous methods read up to date, off the
         loop: a page handler that cannot await calls this first."""
         table = await self.scopes.get(scope)
         if bot is not None:
-            await self.run(self._bot_stats_for, bot, table, recent)
+            for g in [game] if game is not None else sorted(table.games):
+                await self.run(self._bot_stats_for, bot, table, g, recent)
 
     def _table_now(self, scope: str) -> ScopeTable:
         table = self.scopes.peek(scope)
         return table if table is not None else self.scopes.compute_now(scope)
 
     # -- one bot --------------------------------------------------------------------
-    def bot_stats(self, name: str, scope: str, recent: int) -> Wire:
-        return self._bot_stats_for(name, self._table_now(scope), recent)
+    def bot_games(self, name: str, scope: str) -> list[str]:
+        """The games ``name`` has a finished match of in the scope, sorted."""
+        table = self._table_now(scope)
+        return [g for g in sorted(table.games) if name in table.games[g].own]
 
-    async def bot_stats_async(self, name: str, scope: str, recent: int) -> Wire:
+    def bot_stats(self, name: str, scope: str, recent: int, game: str) -> Wire:
+        return self._bot_stats_for(name, self._table_now(scope), game, recent)
+
+    async def bot_stats_async(self, name: str, scope: str, recent: int, game: str) -> Wire:
         table = await self.scopes.get(scope)
-        return await self.run(self._bot_stats_for, name, table, recent)
+        return await self.run(self._bot_stats_for, name, table, game, recent)
 
-    def _bot_stats_for(self, name: str, table: ScopeTable, recent: int) -> Wire:
-        key = (name, table.scope, table.version, recent)
+    def _bot_stats_for(self, name: str, scope_table: ScopeTable, game: str,
+                       recent: int) -> Wire:
+        key = (name, scope_table.scope, game, scope_table.version, recent)
         cached = self._bot_stats.get(key)
         if cached is not None:
             return cached
         bot = self.entrant_bot(name)
+        table: GameTable = scope_table.game(game)
         own = [table.matches[i] for i in table.own.get(name, ())]
-        per_match = [_bot_line(m, name) for m in own]
-        stars = [line["stars"] for line in per_match]
+        per_match = [bot_line(m, name) for m in own]
+        points = [line["points"] or 0 for line in per_match]
+        stars = [line["stars"] for line in per_match if line["stars"] is not None]
         latencies: list[float] = []
         for m in own[-MAX_LATENCY_MATCHES:]:
             full = self.get_match(m.id)  # scope records may omit latency
@@ -298,12 +344,14 @@ class Queries:
                         and seat < len(full.latency_ms):
                     latencies.extend(full.latency_ms[seat])
         stats = {
-            "bot": bot_wire(bot), "scope": table.scope, "standing": table.by_bot.get(name),
+            "bot": bot_wire(bot), "scope": scope_table.scope, "game": game,
+            "standing": table.by_bot.get(name),
             "rating_history": list(table.histories.get(name, ())),
             "matches": len(own),
+            "points_per_match": round(sum(points) / len(points), 4) if points else None,
             "stars_per_match": round(sum(stars) / len(stars), 4) if stars else None,
             "recent": list(reversed(per_match[-recent:])) if recent else [],
-            "faults": _fault_totals(own, name),
+            "faults": fault_totals(own, name),
             "latency": latency_summary(latencies),
             "latency_matches": min(len(own), MAX_LATENCY_MATCHES),
         }
@@ -327,7 +375,7 @@ class Queries:
                 for e in self.store.get_events(m.id):
                     if e.data.get("kind") in ("timeout", "autopilot") \
                             and e.data.get("seat") in seats:
-                        details.append({"seq": e.seq, "at": e.at, **_fault_fields(e.data)})
+                        details.append({"seq": e.seq, "at": e.at, **fault_fields(e.data)})
             out.append({
                 "match": m.id, "status": m.status.value, "tournament_id": m.tournament_id,
                 "started_at": m.started_at, "seats": seats,
@@ -414,59 +462,26 @@ class Queries:
 
     def _house_matches(self, name: str, tournament_id: str | None,
                        status: MatchStatus | None, limit: int,
-                       offset: int) -> tuple[list[Wire], int]:
+                       offset: int, game: str | None = None) -> tuple[list[Wire], int]:
         # A house entrant is several seat names: its matches come from the
         # finished matches the standings read (house seats never abort a match).
         if status not in (None, MatchStatus.FINISHED):
             return [], 0
-        own = [m for m in reversed(self.scope_matches(ALL)) if name in m.players
+        own = [m for m in reversed(self.scope_matches(ALL, game)) if name in m.players
                and (tournament_id is None or m.tournament_id == tournament_id)]
         shown = [self.get_match(m.id) for m in own[offset:offset + limit]]
         return [match_wire(m) for m in shown if m is not None], len(own)
 
-    def scope_series(self, scope: str) -> Wire:
-        """Per entrant, stars per match and rating after each of its matches
-        in ``scope`` (for the charts), recomputed when the scope changes."""
-        matches = self.scope_matches(scope)
-        cached = self._series.get(scope)
+    def scope_series(self, scope: str, game: str) -> Wire:
+        """Per entrant, the game's primary figure per match and rating after
+        each of its matches of ``game`` in ``scope`` (for the charts),
+        recomputed when the scope changes."""
+        matches = self.scope_matches(scope, game)
+        key = f"{scope}\0{game}"
+        cached = self._series.get(key)
         if cached is None or cached[0] is not matches:
-            cached = (matches, series.scope_series(matches))
-            self._series[scope] = cached
+            cached = (matches, series.scope_series(matches, game))
+            self._series[key] = cached
             while len(self._series) > CACHE_SCOPES:
                 self._series.pop(next(iter(self._series)))
         return cached[1]
-
-
-def _fault_fields(data: Wire) -> Wire:
-    # Whitelisted so a richer record can never carry a card out of here.
-    return {k: data[k] for k in ("kind", "seat", "phase", "reason") if k in data}
-
-
-def _bot_line(m: MatchRecord, name: str) -> Wire:
-    """One bot's figures in one finished match (its best seat if it sat twice)."""
-    result = m.result or {}
-    seats = [i for i, who in enumerate(m.players) if who == name]
-    ranks = result.get("ranks") or []
-    seat = min(seats, key=lambda s: ranks[s] if s < len(ranks) else 99)
-
-    def pick(key: str) -> Any:
-        values = result.get(key) or []
-        return values[seat] if seat < len(values) else None
-
-    return {"match": m.id, "tournament_id": m.tournament_id, "finished_at": m.finished_at,
-            "seat": seat, "players": list(m.players), "place": pick("ranks"),
-            "stars": pick("stars") or 0, "sum": pick("sums")}
-
-
-def _fault_totals(matches: list[MatchRecord], name: str) -> Wire:
-    totals = {"timeouts": 0, "illegal": 0, "disconnects": 0, "autopilot_matches": 0}
-    for m in matches:
-        for seat, who in enumerate(m.players):
-            if who != name or not m.faults or seat >= len(m.faults):
-                continue
-            f = m.faults[seat]
-            totals["timeouts"] += f.timeouts
-            totals["illegal"] += f.illegal
-            totals["disconnects"] += f.disconnects
-            totals["autopilot_matches"] += int(f.autopilot)
-    return totals

@@ -17,6 +17,7 @@ from urllib.parse import quote, urlencode
 
 from arena.web.charts import Series, line_chart
 from arena.web.entrants import entrant_of, is_house_entrant
+from arena.web.ladders import figure_columns, primary_result
 
 Wire = dict[str, Any]
 
@@ -85,8 +86,8 @@ def rating_text(ordinal: float | None, mu: float | None, sigma: float | None) ->
     return f"{ordinal:.1f} ({mu:.1f} ± {sigma:.1f})"
 
 
-RANKING_NOTE = (
-    "Ranked by stars (★), then by the lower score sum. Rating: the conservative skill "
+RATING_NOTE = (
+    "Rating: the conservative skill "
     "estimate μ − 3σ (openskill Plackett–Luce over places), with μ ± σ in brackets; it "
     "does not decide the rank. Latency: median time a bot took to answer, in "
     "milliseconds.")
@@ -101,14 +102,13 @@ def tournament_link(tid: str, text: str | None = None) -> str:
 
 
 # -- standings ---------------------------------------------------------------
-_COLUMNS: list[tuple[str, str, str]] = [
+_HEAD: list[tuple[str, str, str]] = [
     # key, header, title (long form for assistive tech / tooltips)
     ("rank", "#", "Rank"),
     ("bot", "Bot", "Bot"),
     ("matches", "Matches", "Finished matches"),
-    ("stars", "★", "Stars (rounds won)"),
-    ("stars_per_match", "★/match", "Stars per match, with 95% interval"),
-    ("score_sum", "Score sum", "Sum of final round scores (lower is better)"),
+]
+_TAIL: list[tuple[str, str, str]] = [  # after the game's own figures
     ("wins", "Wins", "Matches ranked first"),
     ("avg_place", "Avg place", "Average place"),
     ("rating", "Rating", "Conservative rating μ − 3σ, then (μ ± σ); it does not rank"),
@@ -135,12 +135,22 @@ def separation_text(vs_next: Wire | None) -> str:
     return f'<span class="sig no">not yet</span> <small>({p_text}, {method}{hint})</small>'
 
 
-def standings_table(rows: list[Wire], caption: str, scope: str | None = None) -> str:
-    """The standings; bot links stay in ``scope``; a "vs next" column when
-    the rows carry ``vs_next``."""
+def _row_value(row: Wire, key: str) -> Any:
+    if key.startswith("figures."):
+        return (row.get("figures") or {}).get(key.removeprefix("figures."))
+    return row.get(key)
+
+
+def standings_table(rows: list[Wire], caption: str, scope: str | None = None,
+                    game: str | None = None) -> str:
+    """The standings of one game (its columns from its ranking descriptor;
+    ``game`` None: the rows' own game); bot links stay in ``scope``; a "vs
+    next" column when the rows carry ``vs_next``."""
     if not rows:
         return f'<p class="empty">No finished matches yet for {e(caption.lower())}.</p>'
-    columns = list(_COLUMNS)
+    figures = figure_columns(game or rows[0].get("game"))
+    ci = {c.key: c.ci for c in figures.columns if c.ci}
+    columns = _HEAD + [(c.key, c.header, c.title) for c in figures.columns] + _TAIL
     if any(r.get("vs_next") for r in rows):
         at = next(i for i, (key, _, _) in enumerate(columns) if key == "rating") + 1
         columns.insert(at, _SEPARATION)
@@ -156,21 +166,22 @@ def standings_table(rows: list[Wire], caption: str, scope: str | None = None) ->
                 cls = "sep" if not r.get("vs_next") else \
                     f'sep {"yes" if r["vs_next"].get("significant") else "no"}'
                 cells.append(f'<td class="{cls}">{separation_text(r.get("vs_next"))}</td>')
-            elif key == "stars_per_match":
-                lo, hi = r.get("stars_ci_low"), r.get("stars_ci_high")
-                ci = f' <small>[{num(lo)}, {num(hi)}]</small>' if lo is not None else ""
-                cells.append(f'<td class="n">{num(r.get(key))}{ci}</td>')
+            elif key in ci:
+                lo, hi = (r.get(k) for k in ci[key])
+                interval = f' <small>[{num(lo)}, {num(hi)}]</small>' if lo is not None else ""
+                cells.append(f'<td class="n">{num(r.get(key))}{interval}</td>')
             elif key == "rating":
                 text = rating_text(r.get("rating"), r.get("rating_mu"), r.get("rating_sigma"))
                 cells.append(f'<td class="n">{e(text)}</td>')
             elif key == "median_latency_ms":
                 cells.append(f'<td class="n">{num(r.get(key), 1)}</td>')
             else:
-                cells.append(f'<td class="n">{num(r.get(key))}</td>')
+                cells.append(f'<td class="n">{num(_row_value(r, key))}</td>')
         body.append(f'<tr data-bot="{e(r.get("bot"))}">{"".join(cells)}</tr>')
+    note = f"{figures.note} {RATING_NOTE}"
     return (f'<table class="standings"><caption>{e(caption)}</caption>'
             f'<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
-            f'<p class="legend-note">{e(RANKING_NOTE)}{_house_note(rows)}</p>')
+            f'<p class="legend-note">{e(note)}{_house_note(rows)}</p>')
 
 
 def _house_note(rows: list[Wire]) -> str:
@@ -191,13 +202,14 @@ def matches_table(matches: list[Wire], caption: str,
     for m in matches:
         result = m.get("result") or {}
         ranks = result.get("ranks") or []
-        stars = result.get("stars") or []
+        figure = primary_result(m.get("game"))
+        won = result.get(figure.result_key) or []
         players = []
         for seat, name in enumerate(m.get("players") or []):
             extra = ""
             if seat < len(ranks):
-                star = stars[seat] if seat < len(stars) else 0
-                extra = f" <small>(place {e(ranks[seat])}, {e(star)}★)</small>"
+                value = won[seat] if seat < len(won) else 0
+                extra = f" <small>(place {e(ranks[seat])}, {e(value)}{e(figure.suffix)})</small>"
             players.append(f"<li>{bot_link(name)}{extra}</li>")
         tid = m.get("tournament_id")
         rows.append(
@@ -246,7 +258,8 @@ def live_list(live: list[Wire]) -> str:
 
 
 # -- rating chart --------------------------------------------------------------------
-def rating_chart(history: list[Wire], bot: str, width: int = 640, height: int = 240) -> str:
+def rating_chart(history: list[Wire], bot: str, width: int = 640, height: int = 240,
+                 ident: str = "chart") -> str:
     """Inline SVG: mu over the bot's matches with a mu ± sigma band."""
     if not history:
         return '<p class="empty">No rated matches yet.</p>'
@@ -259,6 +272,6 @@ def rating_chart(history: list[Wire], bot: str, width: int = 640, height: int = 
                          for x, h, m, s in zip(xs, history, mus, sigmas)],
                   summary=f"Rating of {bot} over {len(history)} matches: from {mus[0]:.1f} "
                           f"to {mus[-1]:.1f}, lowest {min(mus):.1f}, highest {max(mus):.1f}.")
-    return line_chart(f"Rating history of {bot}", [line], ident="chart", width=width,
+    return line_chart(f"Rating history of {bot}", [line], ident=ident, width=width,
                       height=height, x_label="its matches (oldest → newest)",
                       y_label="rating μ (band: ± σ)")

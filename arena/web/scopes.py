@@ -1,9 +1,11 @@
 """Standings per scope, computed off the event loop and not too often.
 
 A scope is ``ladder`` (matches outside tournaments), ``all``, or a
-tournament id. Its :class:`ScopeTable` holds the finished matches, the
-standings rows and, from the same pass, every bot's rating history and
-matches, so a bot page is a few lookups.
+tournament id. Its :class:`ScopeTable` holds the finished matches of every
+game, and per game a :class:`GameTable`: the standings rows and, from the
+same pass, every bot's rating history and matches, so a bot page is a few
+lookups. Standings never mix games: a ladder is per game, and what the web
+serves is addressed by scope and game.
 
 Computing a table of thousands of matches takes seconds of Python (the
 bootstrap intervals above all), and a thread doing it still holds the GIL
@@ -33,7 +35,16 @@ import structlog
 from openskill.models import PlackettLuce
 
 from arena.storage.base import MatchRecord, MatchStatus, Store
-from arena.tournament.standings import _rate, bootstrap_interval, compute_standings, counted
+from arena.games import UnknownGameError
+from arena.tournament.ranking import RankingSpecError, ranking_for
+from arena.tournament.standings import (
+    _rate,
+    bootstrap_interval,
+    compute_standings,
+    counted,
+    games_of,
+    seat_figures,
+)
 from arena.web.entrants import as_entrants
 from arena.web.live import LADDER
 
@@ -49,25 +60,43 @@ COST_FACTOR = 20.0  # computations (all scopes together) take at most ~1/COST_FA
 # compute_standings' own defaults: the intervals served are the ones it gives.
 BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 0
-Intervals = dict[str, tuple[tuple[int, ...], tuple[float, float]]]  # bot -> (stars, interval)
+# bot -> (its primary figure in each of its matches, interval)
+Intervals = dict[str, tuple[tuple[int | float, ...], tuple[float, float]]]
 MAX_WAIT_S = 0.25  # a request waits this long for a fresh table, else gets the last one
 MAX_SCOPES = 32
+
+
+@dataclass(frozen=True)
+class GameTable:
+    """One game's standings within a scope."""
+
+    game: str
+    matches: list[MatchRecord]  # of this game, oldest first
+    rows: list[Wire]
+    by_bot: dict[str, Wire]
+    histories: dict[str, list[Wire]]  # bot -> rating after each of its matches
+    own: dict[str, list[int]]  # bot -> indices into ``matches``
+    intervals: Intervals = field(default_factory=dict)
+    ratings: dict[str, Any] = field(default_factory=dict)  # after the last of ``matches``
+
+
+def empty_game_table(game: str) -> GameTable:
+    return GameTable(game=game, matches=[], rows=[], by_bot={}, histories={}, own={})
 
 
 @dataclass(frozen=True)
 class ScopeTable:
     scope: str
     key: int  # finished matches in the scope when computed
-    matches: list[MatchRecord]  # oldest first
-    rows: list[Wire]
-    by_bot: dict[str, Wire]
-    histories: dict[str, list[Wire]]  # bot -> rating after each of its matches
-    own: dict[str, list[int]]  # bot -> indices into ``matches``
+    matches: list[MatchRecord]  # every game's, oldest first
+    games: dict[str, GameTable]  # by game name, for each game with a finished match
     took_s: float
     done_at: float  # clock() when computed
     version: int = field(default=0)  # unique per computation, for caches built on it
-    intervals: Intervals = field(default_factory=dict)
-    ratings: dict[str, Any] = field(default_factory=dict)  # after the last of ``matches``
+
+    def game(self, name: str) -> GameTable:
+        """The table of game ``name`` (empty when it has no match here)."""
+        return self.games.get(name) or empty_game_table(name)
 
 
 def scope_key(store: Store, scope: str) -> int:
@@ -123,23 +152,31 @@ def new_finished(store: Store, tournament_id: str | None, known: set[str], wante
     return None
 
 
-def standings_rows(matches: list[MatchRecord], previous: Intervals
+def standings_rows(matches: list[MatchRecord], previous: Intervals, game: str
                    ) -> tuple[list[Wire], Intervals]:
-    """``compute_standings`` rows, with each bot's bootstrap interval taken
-    from ``previous`` when its stars did not change. The bootstrap is most of
+    """``compute_standings`` rows of ``game``, with each bot's bootstrap
+    interval on the game's primary figure (the row's ``points``) taken from
+    ``previous`` when its figures did not change. The bootstrap is most of
     the cost (2,000 resamples per bot, whatever its number of matches) and a
-    finished match changes the stars of five bots, not of the thousand."""
-    rows = [row.to_dict() for row in compute_standings(matches, bootstrap_samples=0)]
-    stars_each: dict[str, list[int]] = collections.defaultdict(list)
+    finished match changes the figures of a few bots, not of the thousand."""
+    rows = [row.to_dict() for row in compute_standings(matches, bootstrap_samples=0,
+                                                       game=game)]
+    spec = ranking_for(game)
+    primary = spec.primary.key
+    each: dict[str, list[int | float]] = collections.defaultdict(list)
     for match in counted(matches):
-        assert match.result is not None
-        stars = match.result.get("stars") or [0] * len(match.players)
+        if match.game != game:
+            continue
+        figures = seat_figures(match, spec)[primary]
         for seat, bot in enumerate(match.players):
-            stars_each[bot].append(stars[seat])
+            each[bot].append(figures[seat])
+    # Rows of games whose descriptor names older fields for the interval
+    # (Muushig: stars_ci_low/high) carry it there too.
+    prefix = spec.per_match_prefix
     intervals: Intervals = {}
     for row in rows:
         bot = row["bot"]
-        values = tuple(stars_each[bot])
+        values = tuple(each[bot])
         known = previous.get(bot)
         if known is not None and known[0] == values:
             interval = known[1]
@@ -147,14 +184,40 @@ def standings_rows(matches: list[MatchRecord], previous: Intervals
             interval = bootstrap_interval(list(values), samples=BOOTSTRAP_SAMPLES,
                                           seed=f"{BOOTSTRAP_SEED}:{bot}")
         intervals[bot] = (values, interval)
-        row["stars_ci_low"], row["stars_ci_high"] = interval
+        row["points_ci_low"], row["points_ci_high"] = interval
+        if prefix is not None:
+            row[f"{prefix}_ci_low"], row[f"{prefix}_ci_high"] = interval
     return rows, intervals
+
+
+def game_table(game: str, matches: list[MatchRecord], previous: GameTable | None,
+               added: list[MatchRecord] | None) -> GameTable:
+    """One game's table over its ``matches``; with the previous table and the
+    matches ``added`` since, ratings continue from the previous ones."""
+    rows, intervals = standings_rows(matches, previous.intervals if previous else {}, game)
+    own: dict[str, list[int]] = collections.defaultdict(list)
+    for i, m in enumerate(matches):
+        for bot in dict.fromkeys(m.players):
+            own[bot].append(i)
+    last = max(((m.finished_at or 0.0) for m in previous.matches), default=0.0) \
+        if previous is not None else 0.0
+    if added is not None and previous is not None and \
+            all((m.finished_at or 0.0) > last for m in added):
+        # Ratings follow finishing order: the new matches continue the old.
+        histories, ratings = rating_histories(added, ratings=previous.ratings,
+                                              histories=previous.histories)
+    else:
+        histories, ratings = rating_histories(matches)
+    return GameTable(game=game, matches=matches, rows=rows, by_bot={r["bot"]: r for r in rows},
+                     histories=histories, own=dict(own), intervals=intervals,
+                     ratings=ratings)
 
 
 def compute_table(store: Store, scope: str, clock: Callable[[], float], version: int,
                   previous: ScopeTable | None = None) -> ScopeTable:
-    """(a worker thread) Read and compute one scope's table; with the
-    previous table, only the matches that finished since are read."""
+    """(a worker thread) Read and compute one scope's table, a game table
+    per game; with the previous table, only the matches that finished since
+    are read."""
     t0 = time.perf_counter()
     key = scope_key(store, scope)
     tournament_id = None if scope in (LADDER, ALL) else scope
@@ -171,25 +234,25 @@ def compute_table(store: Store, scope: str, clock: Callable[[], float], version:
         matches = finished_matches(store, tournament_id)
         if scope == LADDER:
             matches = [m for m in matches if m.tournament_id is None]
-    rows, intervals = standings_rows(matches, previous.intervals if previous else {})
-    own: dict[str, list[int]] = collections.defaultdict(list)
-    for i, m in enumerate(matches):
-        for bot in dict.fromkeys(m.players):
-            own[bot].append(i)
-    last = max(((m.finished_at or 0.0) for m in previous.matches), default=0.0) \
-        if previous is not None else 0.0
-    if added is not None and previous is not None and \
-            all((m.finished_at or 0.0) > last for m in added):
-        # Ratings follow finishing order: the new matches continue the old.
-        histories, ratings = rating_histories(added, ratings=previous.ratings,
-                                              histories=previous.histories)
-    else:
-        histories, ratings = rating_histories(matches)
+    games: dict[str, GameTable] = {}
+    for game in games_of(matches):
+        try:
+            ranking_for(game)
+        except (UnknownGameError, RankingSpecError) as err:
+            # A match of a game this server does not know (another node's, an
+            # older version's): shown in lists, but no ladder can rank it.
+            log.warning("standings_game_unranked", scope=scope, game=game, error=str(err))
+            continue
+        own_matches = [m for m in matches if m.game == game]
+        before = previous.games.get(game) if previous is not None else None
+        new = None if added is None else [m for m in added if m.game == game]
+        if before is not None and new == []:
+            games[game] = before  # nothing of this game finished since
+        else:
+            games[game] = game_table(game, own_matches, before, new)
     took = time.perf_counter() - t0
-    return ScopeTable(scope=scope, key=key, matches=matches, rows=rows,
-                      by_bot={r["bot"]: r for r in rows}, histories=histories,
-                      own=dict(own), took_s=took, done_at=clock(), version=version,
-                      intervals=intervals, ratings=ratings)
+    return ScopeTable(scope=scope, key=key, matches=matches, games=games, took_s=took,
+                      done_at=clock(), version=version)
 
 
 class ScopeCache:
@@ -226,9 +289,14 @@ class ScopeCache:
                 return table
             running = self._inflight.get(scope)
             if running is not None:
-                if table is not None:
+                if table is None:
+                    return await asyncio.shield(running)
+                # Several views of one scope (a ladder per game) ask at once:
+                # the later ones wait a moment for the table the first started.
+                try:
+                    return await asyncio.wait_for(asyncio.shield(running), MAX_WAIT_S)
+                except Exception:  # timed out, or the refresh failed (its callback logs it)
                     return table
-                return await asyncio.shield(running)
             wait = 0.0 if table is None else max(
                 table.done_at + self.cooldown_s(table), self._next_start) - self._clock()
             if wait <= 0:

@@ -4,6 +4,8 @@ never from a test of the game's name in the web code."""
 
 from __future__ import annotations
 
+import pytest
+
 import ast
 from importlib import resources
 from pathlib import Path
@@ -28,8 +30,13 @@ def test_every_game_names_a_replay_script_that_exists() -> None:
         assert web["result_columns"][0] == ["ranks", "Place"], name
 
 
-def test_the_match_page_code_names_no_game() -> None:
-    source = Path(arena.web.pages.__file__).read_text(encoding="utf-8")
+WEB_MODULES = ("pages.py", "bot_page.py", "bot_figures.py", "ladders.py", "render.py",
+               "plots.py", "series.py", "scopes.py", "queries.py", "api.py")
+
+
+@pytest.mark.parametrize("module", WEB_MODULES)
+def test_the_web_code_names_no_game(module: str) -> None:
+    source = (Path(arena.web.pages.__file__).parent / module).read_text(encoding="utf-8")
     literals = {node.value for node in ast.walk(ast.parse(source))
                 if isinstance(node, ast.Constant) and isinstance(node.value, str)}
     for name in game_names():

@@ -39,6 +39,11 @@
     }
   }
 
+  // The home page holds one ladder per game, each in its own container.
+  function ladders() {
+    return Array.from(document.querySelectorAll('[id^="standings-"][data-partial]'), (box) => box.id);
+  }
+
   function onProgress(message) {
     const bar = document.getElementById("progress");
     const text = document.getElementById("progress-text");
@@ -48,10 +53,10 @@
 
   Arena.subscribe(channels, (message) => {
     switch (message.type) {
-      case "standings_changed": ["standings", "charts", "matches", "tournaments"].forEach(refresh); break;
+      case "standings_changed": ["standings", ...ladders(), "charts", "matches", "tournaments"].forEach(refresh); break;
       case "match_started": case "match_ended": refresh("live"); break;
       case "progress": onProgress(message); refresh("matches"); refresh("tournaments"); break;
-      case "gap": ["standings", "charts", "live", "matches", "tournaments"].forEach(refresh); break;
+      case "gap": ["standings", ...ladders(), "charts", "live", "matches", "tournaments"].forEach(refresh); break;
       default: break;
     }
   }, { onStatus: (ok) => setStatus(ok ? "Live updates on." : "Live updates interrupted; reconnecting.") });
