@@ -56,7 +56,9 @@ def main() -> None:
                 print(f"run {r} server {name}: {json.dumps(fig)}", file=sys.stderr, flush=True)
 
     def med(figs: list[dict[str, float]], key: str) -> str:
-        return f"{statistics.median(f[key] for f in figs):.1f}" if figs else "-"
+        if not figs or key not in figs[0]:
+            return "-"
+        return f"{statistics.median(f[key] for f in figs):.1f}"
 
     names = [name for name, _, _ in variants]
     print(f"medians of {args.repeats} interleaved runs")
@@ -67,8 +69,14 @@ def main() -> None:
         ("  of it storage thread", "writer_us"),
         ("  fake bots (not server; for reference)", "bots_us"),
         ("  RSS KB per table (peak while playing)", "rss_per_table_kb"),
+        ("  turn latency p50 ms (request out to answer handled)", "p50_ms"),
+        ("  turn latency p99 ms [< 50]", "p99_ms"),
         ("  bare engine µs/decision (same run)", "engine_us"),
     ]
+    for figs in inproc.values():
+        for f in figs:  # the machine's speed drifts: the bare engine in the same run is the yardstick
+            f["server_per_engine"] = f["server_us"] / f["engine_us"]
+    rows.append(("  server CPU / bare engine (drift-normalised)", "server_per_engine"))
     for label, key in rows:
         print(f"{label:<58}" + "".join(f"{med(inproc[n], key):>10}" for n in names))
     if not args.skip_server:

@@ -173,6 +173,20 @@ async def measure(tables: int, matches: int, db: str,
     return decisions / elapsed, decisions, writer_s, (peak[0] - rss0) / tables
 
 
+def turn_latency_ms(db: str) -> tuple[float, float]:
+    """(p50, p99) of the stored per-decision latencies: from the request
+    leaving the server to its answer being handled, i.e. how long a bot
+    that answers at once waits on the busy loop."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT latency_ms FROM matches WHERE latency_ms IS NOT NULL").fetchall()
+    values = sorted(v for (text,) in rows for seat in json.loads(text) for v in seat)
+    if not values:
+        return 0.0, 0.0
+    return values[len(values) // 2], values[min(len(values) - 1, int(len(values) * 0.99))]
+
+
 def _thread_cpu_s(thread: threading.Thread) -> float:
     """CPU seconds a running thread has used (Linux: /proc), else 0."""
     try:
@@ -221,6 +235,7 @@ def main() -> None:
             profiler.enable()
         rate, decisions, writer_s, rss_table = asyncio.run(
             measure(args.tables, args.matches, str(Path(tmp) / "inproc.db"), args.gc_freeze))
+        p50, p99 = turn_latency_ms(str(Path(tmp) / "inproc.db"))
         if profiler is not None:
             profiler.disable()
         loop_s = time.thread_time() - cpu0
@@ -233,12 +248,14 @@ def main() -> None:
         print(json.dumps({"decisions": decisions, "rate": rate, "loop_us": loop_us,
                           "bots_us": bots_us, "server_loop_us": server_us,
                           "writer_us": writer_us, "server_us": server_us + writer_us,
-                          "rss_per_table_kb": rss_table / 1024, "engine_us": base_us}))
+                          "rss_per_table_kb": rss_table / 1024, "engine_us": base_us,
+                          "p50_ms": p50, "p99_ms": p99}))
     else:
         print(f"{decisions} decisions at {rate:,.0f}/s, {args.tables} tables; CPU per decision: "
               f"server loop thread {server_us:.1f} µs (fake bots {bots_us:.1f} µs apart), "
               f"storage thread {writer_us:.1f} µs; server total {server_us + writer_us:.1f} µs; "
-              f"RSS {rss_table / 1024:.0f} KB per table")
+              f"RSS {rss_table / 1024:.0f} KB per table; turn latency p50 {p50:.1f} ms, "
+              f"p99 {p99:.1f} ms")
         print(f"baseline, same run: the bare engine (legal list, observation, apply) "
               f"{base_us:.1f} µs per decision; server loop thread / engine: "
               f"{server_us / base_us:.1f}x")
