@@ -39,9 +39,13 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--matches", type=int, default=3, help="server_bench matches")
     parser.add_argument("--skip-server", action="store_true")
+    parser.add_argument("--no-gc-variant", action="store_true",
+                        help="leave out the run with gc.freeze")
     args = parser.parse_args()
     new = HERE.parent
     variants = [("base", args.base, []), ("new", new, []), ("new+gc", new, ["--gc-freeze"])]
+    if args.no_gc_variant:
+        variants.pop()
     inproc: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in variants}
     server: dict[str, list[dict[str, float]]] = {"base": [], "new": []}
     for r in range(args.repeats):
