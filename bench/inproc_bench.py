@@ -21,6 +21,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
+import json
 import logging
 import os
 import pstats
@@ -35,12 +37,18 @@ from typing import Any
 import msgpack
 import structlog
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# BENCH_CODE: another checkout of the code to measure (a baseline) with
+# this same benchmark.
+sys.path.insert(0, os.environ.get("BENCH_CODE") or str(Path(__file__).resolve().parent.parent))
 
 from arena.server.config import ServerConfig  # noqa: E402
 from arena.server.server import ArenaServer  # noqa: E402
 from arena.storage.sqlite import SqliteStore  # noqa: E402
 from protocol.codec import Encoding, encode  # noqa: E402
+
+
+# CPU seconds the fake bots spent reading frames and choosing answers.
+BOT_CPU = [0.0]
 
 
 class FakeTransport(asyncio.Transport):
@@ -58,6 +66,12 @@ class FakeTransport(asyncio.Transport):
 
     # -- what the server calls --
     def write(self, data: bytes | bytearray | memoryview) -> None:
+        # The fake bot's own work is counted apart: it is not the server's.
+        t0 = time.thread_time()
+        self._write(data)
+        BOT_CPU[0] += time.thread_time() - t0
+
+    def _write(self, data: bytes | bytearray | memoryview) -> None:
         unpacker = self.unpacker
         unpacker.feed(bytes(data))
         answers = []
@@ -104,15 +118,37 @@ class FakeTransport(asyncio.Transport):
             self.done.set_result(None)
 
 
-async def measure(tables: int, matches: int, db: str) -> tuple[float, int, float]:
-    """(decisions per second, decisions, storage thread CPU seconds)."""
+def _rss_bytes() -> int:
+    try:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return 0
+
+
+async def _watch_rss(peak: list[int]) -> None:
+    while True:
+        peak[0] = max(peak[0], _rss_bytes())
+        await asyncio.sleep(0.2)
+
+
+async def measure(tables: int, matches: int, db: str,
+                  gc_freeze: bool = False) -> tuple[float, int, float, float]:
+    """(decisions per second, decisions, storage thread CPU seconds, RSS
+    bytes per table: the peak while playing minus the RSS before)."""
     store = SqliteStore(db)
     config = ServerConfig(port=0, http_port=None, db=db, open=True, house_wait_s=None,
                           decision_ms=30_000, bank_ms=0, max_connections=tables * 5 + 10,
                           max_connections_per_address=tables * 5 + 10)
     server = ArenaServer(config, store)
     await server.start()
+    if gc_freeze:
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(50_000, 50, 100)
     loop = asyncio.get_running_loop()
+    rss0 = _rss_bytes()
+    peak = [rss0]
+    watcher = asyncio.ensure_future(_watch_rss(peak))
     dones = []
     t0 = time.perf_counter()
     for i in range(tables * 5):
@@ -124,14 +160,31 @@ async def measure(tables: int, matches: int, db: str) -> tuple[float, int, float
         conn.data_received(encode({"type": "hello", "protocol": 1, "token": f"bench-{i}",
                                    "name": f"fast{i}"}, Encoding.MSGPACK))
         dones.append(done)
+    await asyncio.sleep(0.3)  # every table is playing
+    peak[0] = max(peak[0], _rss_bytes())
     await asyncio.gather(*dones)
     elapsed = time.perf_counter() - t0
+    watcher.cancel()
     decisions = server.metrics.decisions_total
     await server.writer.flush()
     writer_s = _thread_cpu_s(server.writer._thread)
     await server.stop()
     store.close()
-    return decisions / elapsed, decisions, writer_s
+    return decisions / elapsed, decisions, writer_s, (peak[0] - rss0) / tables
+
+
+def turn_latency_ms(db: str) -> tuple[float, float]:
+    """(p50, p99) of the stored per-decision latencies: from the request
+    leaving the server to its answer being handled, i.e. how long a bot
+    that answers at once waits on the busy loop."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT latency_ms FROM matches WHERE latency_ms IS NOT NULL").fetchall()
+    values = sorted(v for (text,) in rows for seat in json.loads(text) for v in seat)
+    if not values:
+        return 0.0, 0.0
+    return values[len(values) // 2], values[min(len(values) - 1, int(len(values) * 0.99))]
 
 
 def _thread_cpu_s(thread: threading.Thread) -> float:
@@ -169,6 +222,9 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--matches", type=int, default=1)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON line")
+    parser.add_argument("--gc-freeze", action="store_true",
+                        help="gc.freeze() after the server starts, thresholds raised")
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.CRITICAL))
@@ -177,18 +233,32 @@ def main() -> None:
         cpu0 = time.thread_time()
         if profiler is not None:
             profiler.enable()
-        rate, decisions, writer_s = asyncio.run(
-            measure(args.tables, args.matches, str(Path(tmp) / "inproc.db")))
+        rate, decisions, writer_s, rss_table = asyncio.run(
+            measure(args.tables, args.matches, str(Path(tmp) / "inproc.db"), args.gc_freeze))
+        p50, p99 = turn_latency_ms(str(Path(tmp) / "inproc.db"))
         if profiler is not None:
             profiler.disable()
         loop_s = time.thread_time() - cpu0
     base_us = engine_baseline()
     loop_us = loop_s / decisions * 1e6
-    print(f"{decisions} decisions at {rate:,.0f}/s, {args.tables} tables; CPU per decision: "
-          f"loop thread {loop_us:.1f} µs (includes the fake bots), "
-          f"storage thread {writer_s / decisions * 1e6:.1f} µs")
-    print(f"baseline, same run: the bare engine (legal list, observation, apply) "
-          f"{base_us:.1f} µs per decision; server loop thread / engine: {loop_us / base_us:.1f}x")
+    bots_us = BOT_CPU[0] / decisions * 1e6
+    server_us = loop_us - bots_us
+    writer_us = writer_s / decisions * 1e6
+    if args.json:
+        print(json.dumps({"decisions": decisions, "rate": rate, "loop_us": loop_us,
+                          "bots_us": bots_us, "server_loop_us": server_us,
+                          "writer_us": writer_us, "server_us": server_us + writer_us,
+                          "rss_per_table_kb": rss_table / 1024, "engine_us": base_us,
+                          "p50_ms": p50, "p99_ms": p99}))
+    else:
+        print(f"{decisions} decisions at {rate:,.0f}/s, {args.tables} tables; CPU per decision: "
+              f"server loop thread {server_us:.1f} µs (fake bots {bots_us:.1f} µs apart), "
+              f"storage thread {writer_us:.1f} µs; server total {server_us + writer_us:.1f} µs; "
+              f"RSS {rss_table / 1024:.0f} KB per table; turn latency p50 {p50:.1f} ms, "
+              f"p99 {p99:.1f} ms")
+        print(f"baseline, same run: the bare engine (legal list, observation, apply) "
+              f"{base_us:.1f} µs per decision; server loop thread / engine: "
+              f"{server_us / base_us:.1f}x")
     if profiler is not None:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(40)
 

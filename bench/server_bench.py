@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import sys
@@ -142,6 +143,7 @@ def main() -> None:
     parser.add_argument("--baseline-trips", type=int, default=20000)
     parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio",
                         help="event loop of the server, the baseline and the bots")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     args = parser.parse_args()
     use_event_loop(args.loop)
     logging.disable(logging.CRITICAL)
@@ -150,6 +152,11 @@ def main() -> None:
         base, base_cpu = asyncio.run(measure_baseline(args.baseline_trips))
         rate, decisions, mps, cpu = asyncio.run(
             measure_arena(args.matches, str(Path(tmp) / "b.db")))
+    if args.json:
+        print(json.dumps({"bare_rate": base, "bare_cpu_us": base_cpu, "rate": rate,
+                          "cpu_us": cpu, "ratio_cpu": cpu / base_cpu, "ratio_wall": base / rate,
+                          "decisions": decisions}))
+        return
     print(f"{'measure':<38}{'per second':>12}{'wall µs':>10}{'server CPU µs':>15}")
     print(f"{'bare asyncio round trip (baseline)':<38}{base:>12,.0f}{1e6 / base:>10.1f}"
           f"{base_cpu:>15.1f}")

@@ -9,12 +9,13 @@ once per encoding for all seats, each record once as JSON.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Iterable
 
 from arena.games.base import GameEngine, GameEvent
 from arena.storage.writer import encode_record
 from protocol.codec import Encoding, Envelope
-from protocol.deals import commitment, new_salt
+from protocol.deals import commitment
 from protocol.errors import ErrorCode
 from protocol.messages import Error, MatchEnd, MatchStart
 from protocol.messages import Limits as WireLimits
@@ -27,6 +28,21 @@ FLUSH_AT_EVENTS = 32
 FLUSH_KINDS = frozenset({"hand_end", "round_end", "timeout", "autopilot"})
 
 Outgoing = tuple[int, bytes, bool]  # (seat, bytes, whether they end with a request)
+
+# Salts come from the OS's random source like ``protocol.deals.new_salt``
+# (16 bytes, 32 hex digits), read 256 at a time: one ``getrandom`` call per
+# deal cost more than the rest of the deal's bookkeeping. Used on the loop
+# thread only.
+_SALT_BYTES = 16
+_SALT_POOL = 256
+_salt_pool: list[bytes] = []
+
+
+def _new_salt() -> str:
+    if not _salt_pool:
+        raw = os.urandom(_SALT_BYTES * _SALT_POOL)
+        _salt_pool.extend(raw[i:i + _SALT_BYTES] for i in range(0, len(raw), _SALT_BYTES))
+    return _salt_pool.pop().hex()
 
 
 class ServerEvent:
@@ -178,7 +194,7 @@ class SessionOutput:
 
     def _commit(self, deal_event: GameEvent) -> ServerEvent:
         deal = deal_event.deal  # type: ignore[attr-defined]
-        salt = new_salt()
+        salt = _new_salt()
         self._salts[_key(deal.label)] = salt
         return ServerEvent("commit", **deal.label, commitment=commitment(salt, deal.deck))
 
