@@ -1,8 +1,10 @@
-"""The arena server: bots over TCP, the HTTP app, storage, and the tables.
+"""The arena server: bots over TCP (and a Unix socket), storage, and the tables.
 
-One process serves both ports. Structured concurrency: every table runs as a
-task of the server's task set; ``stop()`` stops accepting, lets running
-matches end cleanly as aborted (never half-counted), flushes storage and
+The server knows nothing of HTTP or tournaments: ``arena.app`` composes it
+with the web app, the tournament director and the hosted bots. Structured
+concurrency: every table runs as a task of the server's task set; ``stop()``
+stops accepting, lets running matches end cleanly as aborted (never
+half-counted), stops the services started with it, flushes storage and
 closes connections.
 """
 
@@ -14,12 +16,11 @@ import random
 import secrets
 import time
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
-from aiohttp import web
-
 from arena.auth import hash_token
 from arena.games import get_game
 from arena.games.base import GameSpec
@@ -30,11 +31,11 @@ from arena.server.connection import AuthError, BotConnection, HelloRefused, Iden
 from arena.server.identity import IdentityError, OpenNames
 from arena.server.lobby import ClaimTimeoutError, Lobby
 from arena.server.seats import AutopilotReason, Seat, SeatKind
-from arena.server.table import Limits, Table
+from arena.server.table import Table, TimeLimits
 from arena.storage.base import Store
+from arena.live import LiveHub
+from arena.storage.deal_keys import LADDER_TABLE, DealKeyring
 from arena.storage.writer import StoreWriter
-from arena.tournament.keys import LADDER_TABLE, DealKeyring
-from arena.web.live import LiveHub
 from protocol.deals import KeyedDeals, new_deal_key
 from protocol.errors import ErrorCode
 from protocol.messages import Action, Hello
@@ -71,12 +72,30 @@ class MatchOutcome:
     absent: list[str] = field(default_factory=list)  # seats given to autopilot at the start
 
 
+class Service(Protocol):
+    """Something that runs beside the server (the web app, the tournament
+    director): started once the bot port listens, stopped before storage is
+    flushed, so it may still write while stopping."""
+
+    async def start(self, server: "ArenaServer") -> None: ...
+
+    async def stop(self) -> None: ...
+
+
 class ArenaServer:
+    """Takes bots' connections, seats them at tables and runs the tables.
+
+    It owns the bot listeners, the admission limits, the lobby, the running
+    :class:`~arena.server.table.Table` tasks and the store writer. Tournaments
+    and hosted ladders drive it through :meth:`play_match` (see
+    ``arena.tournament.host.MatchHost``); ``services`` run beside it with
+    its lifetime. It never starts HTTP: ``arena.app.Arena`` does.
+    """
+
     def __init__(self, config: ServerConfig, store: Store, *, hub: LiveHub | None = None,
-                 metrics: Metrics | None = None, hosting: Any = None) -> None:
+                 metrics: Metrics | None = None, services: list[Service] | None = None) -> None:
         self.config = config
         self.store = store
-        self.hosting = hosting  # hosted bots' versions, for the web (arena.web.hosting_api)
         self.spec: GameSpec = get_game(config.game)
         self.hub = hub or LiveHub()
         self.metrics = metrics or Metrics()
@@ -95,10 +114,9 @@ class ArenaServer:
         self._open_names = OpenNames()
         self._tcp: asyncio.base_events.Server | None = None
         self._unix: list[asyncio.base_events.Server] = []
-        self._http_runner: web.AppRunner | None = None
+        self.services: list[Service] = list(services or [])
         self._rng = random.Random()
         self.port: int | None = None
-        self.http_port: int | None = None
         self.stopping = False
 
     def seats_for(self, rules: dict | None) -> int:
@@ -117,26 +135,10 @@ class ArenaServer:
                                              reuse_address=True, backlog=cfg.listen_backlog)
         self.port = self._tcp.sockets[0].getsockname()[1]
         self._launch_task(self._close_idle_connections())
-        if cfg.http_port is not None:
-            from arena.web.app import make_app
-
-            app = make_app(self.store, hub=self.hub, metrics=self.metrics,
-                           admin_token=cfg.admin_token, registration=cfg.registration,
-                           writer=self.writer,
-                           server_info={"server": cfg.server_name, "game": self.spec.name,
-                                        "bot_port": self.port, "open": cfg.open},
-                           hosting=self.hosting)
-            self._http_runner = web.AppRunner(app, access_log=None)
-            await self._http_runner.setup()
-            site = web.TCPSite(self._http_runner, cfg.host, cfg.http_port)
-            await site.start()
-            self.http_port = self._http_runner.addresses[0][1]
-        if cfg.run_tournaments:
-            from arena.tournament.director import TournamentDirector
-
-            self._launch_task(TournamentDirector(self).run())
-        log.info("server_started", host=cfg.host, port=self.port, http_port=self.http_port,
-                 open=cfg.open, game=self.spec.name)
+        for service in self.services:
+            await service.start(self)
+        log.info("server_started", host=cfg.host, port=self.port, open=cfg.open,
+                 game=self.spec.name)
 
     async def start_unix(self, path: str | os.PathLike[str]) -> None:
         """Also take bots on a Unix socket: hosted bots reach the arena through
@@ -163,8 +165,8 @@ class ArenaServer:
             conn.close(bye=True)
         for conn in list(self._lingering):
             conn.abort()
-        if self._http_runner is not None:
-            await self._http_runner.cleanup()
+        for service in reversed(self.services):
+            await service.stop()
         await self.writer.close()
         self.hub.close()
         log.info("server_stopped")
@@ -329,7 +331,7 @@ class ArenaServer:
 
     def _new_table(self, seats: list[Seat], *, rng: random.Random | None = None,
                    rules: dict | None = None, tournament_id: str | None = None,
-                   seed: str | None = None, limits: Limits | None = None,
+                   seed: str | None = None, limits: TimeLimits | None = None,
                    deal_key: bytes | None = None,
                    slot: tuple[str, int] | None = None) -> Table:
         """A table whose decks come from ``rng`` if given (``arena match
@@ -348,7 +350,7 @@ class ArenaServer:
         if keyed is not None and hasattr(engine, "deal_label"):
             keyed.label_of = lambda: engine.deal_label
         table = Table(match_id=match_id, spec=self.spec, engine=engine, seats=seats,
-                      limits=limits or Limits(cfg.decision_ms, cfg.bank_ms,
+                      limits=limits or TimeLimits(cfg.decision_ms, cfg.bank_ms,
                                               cfg.timeouts_before_autopilot),
                       writer=self.writer, hub=self.hub, metrics=self.metrics,
                       tournament_id=tournament_id, seed=seed, on_seat_released=self._release,
@@ -377,7 +379,7 @@ class ArenaServer:
 
     async def play_match(self, players: list[PlayerSpec], *, seed: str | None = None,
                          rules: dict | None = None, tournament_id: str | None = None,
-                         claim_timeout_s: float = 30.0, limits: Limits | None = None,
+                         claim_timeout_s: float = 30.0, limits: TimeLimits | None = None,
                          deal_key: bytes | None = None,
                          slot: tuple[str, int] | None = None) -> MatchOutcome:
         """Run one match with the given bots in the given seats.
@@ -435,6 +437,16 @@ class ArenaServer:
             raise
         return MatchOutcome(match_id=table.match_id, result=table.result, aborted=table.aborted,
                             players=table.players, absent=absent)
+
+    # -- for tournaments (arena.tournament.host.MatchHost) ------------------------
+    def reserve_names(self, names: Iterable[str]) -> None:
+        self.lobby.reserved.update(names)
+
+    def release_names(self, names: Iterable[str]) -> None:
+        self.lobby.reserved.difference_update(names)
+
+    def idle_bots(self) -> list[str]:
+        return self.lobby.idle_bots()
 
     def status(self) -> dict[str, Any]:
         return {"tables": len(self.tables), "lobby": self.lobby.idle_bots(),

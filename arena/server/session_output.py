@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from arena.games.base import GameEngine, GameEvent
-from arena.storage.writer import encode_record
+from arena.records import encode_record
 from protocol.codec import Encoding, Envelope
 from protocol.deals import commitment, new_salt
 from protocol.errors import ErrorCode

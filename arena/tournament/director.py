@@ -13,16 +13,17 @@ import asyncio
 
 import structlog
 
-from arena.server.server import ArenaServer
 from arena.storage.base import StorageError, TournamentStatus
 from arena.tournament.config import ConfigError, config_from_wire
-from arena.tournament.runner import TournamentError, TournamentRunner, build_schedule
+from arena.tournament.errors import TournamentError
+from arena.tournament.host import MatchHost
+from arena.tournament.runner import TournamentRunner, build_schedule
 
 log = structlog.get_logger("arena.director")
 
 
 class TournamentDirector:
-    def __init__(self, server: ArenaServer, *, poll_s: float = 1.0,
+    def __init__(self, server: MatchHost, *, poll_s: float = 1.0,
                  claim_timeout_s: float = 600.0) -> None:
         self.server = server
         self.poll_s = poll_s

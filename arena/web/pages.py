@@ -20,7 +20,7 @@ from arena.web.entrants import entrant_of, is_house_entrant
 from arena.web.errors import ApiError, check_name, int_param
 from arena.web.hosting_pages import versions_section
 from arena.web.keys import QUERIES
-from arena.web.live import LADDER
+from arena.live import LADDER
 from arena.web.plots import bot_stars_chart, scope_charts
 from arena.web.queries import ALL
 from arena.web.render import (

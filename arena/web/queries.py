@@ -38,7 +38,7 @@ from arena.storage.base import (
 )
 from arena.web import entrants, series
 from arena.web.limits import ReadPool
-from arena.web.live import LADDER, LiveHub, public_abort_reason
+from arena.live import LADDER, LiveHub, public_abort_reason
 from arena.web.scopes import ALL, ScopeCache, ScopeTable
 
 __all__ = ["ALL", "Queries", "bot_wire", "match_wire", "public_config"]  # ALL: for the pages

@@ -35,7 +35,7 @@ from openskill.models import PlackettLuce
 from arena.storage.base import MatchRecord, MatchStatus, Store
 from arena.tournament.standings import _rate, bootstrap_interval, compute_standings, counted
 from arena.web.entrants import as_entrants
-from arena.web.live import LADDER
+from arena.live import LADDER
 
 log = structlog.get_logger(__name__)
 

@@ -20,8 +20,10 @@ import structlog
 from arena.server.config import ServerConfig
 from arena.server.local_bots import EntrantCommandError, check_commands
 from arena.storage.base import NotFoundError, TournamentStatus
+from arena.tournament.errors import TournamentError
 from arena.tournament.config import (
     DEFAULT_MAX_EXTRA_MATCHES,
+    ConfigError,
     TournamentConfig,
     config_from_wire,
     load_config,
@@ -53,7 +55,7 @@ def add_tournament_options(p: argparse.ArgumentParser) -> None:
                         "of a fresh one, to replay its exact decks on a new --db")
 
 
-class TournamentCommandError(Exception):
+class TournamentCommandError(TournamentError):
     """A mistake of the organiser: printed as lines, exit code 2."""
 
 
@@ -97,18 +99,19 @@ def _keep_serving(args: Any) -> bool:
 
 
 async def run_tournament_command(args: Any, base: ServerConfig) -> int:
-    from arena.server.server import ArenaServer
+    from arena.app import Arena
     from arena.storage import open_store
     from arena.tournament.export import export_standings
-    from arena.tournament.runner import TournamentError, TournamentRunner, standings_rows
+    from arena.tournament.runner import TournamentRunner, standings_rows
     from arena.tournament.progress import ProgressDisplay, render_table
 
     store = open_store(args.db)
     try:
         try:
             config, record = _load(args, store)
-        except (TournamentCommandError, EntrantCommandError, TournamentError,
-                DealKeyError) as exc:  # a ConfigError goes up: the CLI names its file
+        except ConfigError:
+            raise  # the CLI names its file
+        except (TournamentError, EntrantCommandError, DealKeyError) as exc:
             for line in str(exc).splitlines():
                 print(f"arena tournament: {line}", file=sys.stderr)
             return 2
@@ -116,10 +119,11 @@ async def run_tournament_command(args: Any, base: ServerConfig) -> int:
         server_config = ServerConfig(**{**base.__dict__, "decision_ms": limits.decision_ms,
                                         "bank_ms": limits.bank_ms, "game": config.game,
                                         "matchmaking": False})
-        server = ArenaServer(server_config, store)
-        await server.start()
-        page = (f"http://{server_config.host}:{server.http_port}/tournaments/{record.id}"
-                if server.http_port else None)
+        arena = Arena(server_config, store)
+        server = arena.server
+        await arena.start()
+        page = (f"http://{server_config.host}:{arena.http_port}/tournaments/{record.id}"
+                if arena.http_port else None)
         print(f"tournament {record.id}: {config.name}"
               + (f" — standings on {page}" if page else ""), flush=True)
         display = ProgressDisplay(title=config.name)
@@ -160,7 +164,7 @@ async def run_tournament_command(args: Any, base: ServerConfig) -> int:
             print(f"results are stored in {args.db}; to see them on the web: "
                   f"arena serve --db {args.db}  then open "
                   f"http://127.0.0.1:8080/tournaments/{record.id}")
-        await server.stop()
+        await arena.stop()
         return 0 if complete else 1
     finally:
         store.close()
