@@ -57,6 +57,9 @@ NOT_PLAYED = "no seat was played by its bot"
 
 @dataclass(frozen=True)
 class TimeLimits:
+    """A match's clock: per decision, the bank a seat may overdraw from, and
+    the timeouts in a row after which autopilot takes the seat."""
+
     decision_ms: int
     bank_ms: int
     timeouts_before_autopilot: int = 3

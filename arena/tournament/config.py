@@ -76,6 +76,8 @@ class ConfigError(TournamentError, ValueError):
 
 @dataclass(frozen=True)
 class TournamentLimits:
+    """The ``[limits]`` table of a tournament file."""
+
     decision_ms: int = 1000
     bank_ms: int = 0
 

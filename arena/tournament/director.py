@@ -23,6 +23,8 @@ log = structlog.get_logger("arena.director")
 
 
 class TournamentDirector:
+    """Gives pending tournaments their schedule and plays them, one at a time."""
+
     def __init__(self, server: MatchHost, *, poll_s: float = 1.0,
                  claim_timeout_s: float = 600.0) -> None:
         self.server = server

@@ -127,6 +127,15 @@ def tournament_key(store: Store, record: TournamentRecord) -> bytes:
 
 
 class TournamentRunner:
+    """Plays one tournament's schedule on a :class:`MatchHost`, resumably.
+
+    ``run()`` starts the local entrants, plays every slot without a finished
+    match (retrying aborted ones), then the reserve deck sets while the
+    standings are not separated, and marks the tournament finished once
+    the whole schedule is done. Progress goes to ``on_progress`` and the
+    host's live hub.
+    """
+
     def __init__(self, server: MatchHost, config: TournamentConfig, record: TournamentRecord,
                  *, on_progress: Callable[[int, int], None] | None = None,
                  claim_timeout_s: float = 120.0, local_claim_timeout_s: float = 20.0,
