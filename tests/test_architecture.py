@@ -9,7 +9,9 @@ ones below, never from one above:
    ``arena.metrics`` (counters), ``arena.records`` (events as stored text).
 1. **storage** -- ``arena.storage`` (stores, the writer, the deal keys on
    disk) and ``arena.live`` (the live hub: publish/subscribe in memory for
-   spectators; no HTTP in it, the server publishes and the web subscribes).
+   spectators; no HTTP in it, the server publishes and the web subscribes),
+   and ``arena.live_bridge`` where there is one (the hub fed from other
+   nodes' notifications: storage and the hub, nothing above).
 2. **server** -- ``arena.server``: bots over TCP, the lobby, the tables.
 3. **services on the server** -- ``arena.tournament`` (plays schedules
    through ``arena.tournament.host.MatchHost``) and ``arena.hosting`` (hosted
@@ -32,7 +34,7 @@ MAX_LINES = 500
 LAYERS: dict[str, int] = {
     "protocol": 0, "arena.games": 0, "arena.auth": 0, "arena.logs": 0,
     "arena.metrics": 0, "arena.records": 0,
-    "arena.storage": 1, "arena.live": 1,
+    "arena.storage": 1, "arena.live": 1, "arena.live_bridge": 1,
     "arena.server": 2,
     "arena.tournament": 3, "arena.hosting": 3,
     "arena.web": 4, "arena.app": 4, "arena.cli": 4, "arena.cli_errors": 4,
