@@ -13,8 +13,8 @@ and no module over 500 lines creeps in):
 3. :mod:`arena.tournament` and :mod:`arena.hosting`, which play matches on
    the server through :class:`arena.tournament.host.MatchHost`;
 4. :mod:`arena.web` (HTTP), :mod:`arena.app` (composes server, web app,
-   tournament director and hosted bots), :mod:`arena.cli` and
-   :mod:`arena.cli_tournament` (the commands), :mod:`arena.checkbot`.
+   tournament director and hosted bots), :mod:`arena.cli` (the commands;
+   ``arena tournament`` gets the application from it), :mod:`arena.checkbot`.
 
 Every layer has one root error: ``protocol.errors.ProtocolError``,
 ``arena.games.base.GameError``, ``arena.storage.base.StorageError``,

@@ -129,7 +129,7 @@ def _parser() -> argparse.ArgumentParser:
     tour.add_argument("config", help="a tournament TOML file, or 'resume'")
     tour.add_argument("resume_id", nargs="?", help="with 'resume': the tournament id")
     _server_options(tour)
-    from arena.cli_tournament import add_tournament_options
+    from arena.tournament.command import add_tournament_options
 
     add_tournament_options(tour)  # --export, --keep-serving, --secret, --until-separated
     tour.set_defaults(func=_cmd_tournament)
@@ -391,19 +391,20 @@ def _bot_died(bot: Any) -> str:
 # -- tournament ------------------------------------------------------------------------
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
-    from arena.cli_tournament import run_tournament_command
+    from arena.app import Arena
+    from arena.tournament.command import run_tournament_command
 
     config = _server_config(args, matchmaking=False)
     log_file = tournament_log_file(args, terminal=sys.stdout.isatty())
     if log_file is None:
-        return asyncio.run(run_tournament_command(args, config))
+        return asyncio.run(run_tournament_command(args, config, Arena))
     from arena.logs import divert_logs
 
     # A progress bar owns the terminal: info lines would tear through it.
     print(f"arena: log lines go to {log_file} while the progress bar is shown "
           "(warnings and errors still show here)", flush=True)
     with divert_logs(log_file):
-        return asyncio.run(run_tournament_command(args, config))
+        return asyncio.run(run_tournament_command(args, config, Arena))
 
 
 def tournament_log_file(args: argparse.Namespace, *, terminal: bool) -> Path | None:

@@ -38,7 +38,7 @@ LAYERS: dict[str, int] = {
     "arena.server": 2,
     "arena.tournament": 3, "arena.hosting": 3,
     "arena.web": 4, "arena.app": 4, "arena.cli": 4, "arena.cli_errors": 4,
-    "arena.cli_output": 4, "arena.cli_tournament": 4, "arena.checkbot": 4,
+    "arena.cli_output": 4, "arena.checkbot": 4,
     "arena": 4,  # the package itself (its __init__)
 }
 

@@ -12,8 +12,9 @@
 * :mod:`.progress` -- the terminal display; :mod:`.verify`, :mod:`.botlogs`
   -- ``arena verify`` and ``arena logs``.
 
-It sits above the server and below the web and the CLI (``arena tournament``
-itself is :mod:`arena.cli_tournament`).
+It sits above the server and below the web and the CLI; :mod:`.command`
+(``arena tournament``) is given the application to run on by the CLI
+(``arena.app.Arena``), so nothing here imports what is above.
 
 Errors (:mod:`.errors`)::
 

@@ -7,7 +7,7 @@
     ├── ScheduleError (ValueError)  no schedule fits (schedule.py)
     ├── RankingSpecError (ValueError)  a bad ranking spec (ranking.py)
     ├── MixedGamesError (ValueError)   standings over several games (standings.py)
-    └── TournamentCommandError      a bad ``arena tournament`` command line (arena/cli_tournament.py)
+    └── TournamentCommandError      a bad ``arena tournament`` command line (command.py)
 
 Errors of the layers below keep their own roots (``StorageError``,
 ``GameError``) and pass through unchanged.

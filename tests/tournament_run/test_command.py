@@ -84,7 +84,7 @@ def test_on_a_terminal_it_keeps_serving_the_tournament_page_until_ctrl_c(tmp_pat
 def test_until_separated_on_the_command_line_adds_capped_reserve_deck_sets(tmp_path):
     from arena.cli import _parser
     from arena.storage.sqlite import SqliteStore
-    from arena.cli_tournament import _load
+    from arena.tournament.command import _load
 
     path = write_config(tmp_path, sample_entrant("r"))
     args = _parser().parse_args(["tournament", str(path), "--db", str(tmp_path / "a.db"),

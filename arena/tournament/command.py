@@ -13,7 +13,7 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import structlog
 
@@ -98,8 +98,10 @@ def _keep_serving(args: Any) -> bool:
     return sys.stdout.isatty() if wanted is None else bool(wanted)
 
 
-async def run_tournament_command(args: Any, base: ServerConfig) -> int:
-    from arena.app import Arena
+async def run_tournament_command(args: Any, base: ServerConfig,
+                                 make_arena: Callable[[ServerConfig, Any], Any]) -> int:
+    """``make_arena(config, store)`` builds the application (``arena.app.Arena``):
+    the CLI composes it, so this module needs nothing above the tournament."""
     from arena.storage import open_store
     from arena.tournament.export import export_standings
     from arena.tournament.runner import TournamentRunner, standings_rows
@@ -119,7 +121,7 @@ async def run_tournament_command(args: Any, base: ServerConfig) -> int:
         server_config = ServerConfig(**{**base.__dict__, "decision_ms": limits.decision_ms,
                                         "bank_ms": limits.bank_ms, "game": config.game,
                                         "matchmaking": False})
-        arena = Arena(server_config, store)
+        arena = make_arena(server_config, store)
         server = arena.server
         await arena.start()
         page = (f"http://{server_config.host}:{arena.http_port}/tournaments/{record.id}"
