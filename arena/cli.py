@@ -8,7 +8,6 @@ import contextlib
 import os
 import shlex
 import shutil
-import signal
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -231,6 +230,7 @@ def _server_config(args: argparse.Namespace, **overrides: Any) -> Any:
 # -- serve ------------------------------------------------------------------------
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    from arena.app import serve
     from arena.web.keys import admin_token_from
 
     try:
@@ -240,51 +240,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     config = _server_config(args, open=args.open, house_wait_s=args.house_wait,
                             admin_token=admin_token, registration=args.registration,
                             run_tournaments=True, house_bot=args.house_bot)
-    return asyncio.run(_serve(config, hosted=args.hosted, ladder_interval=args.ladder_interval,
-                              ladder_tables=args.ladder_tables))
-
-
-async def _serve(config: Any, *, hosted: bool = False, ladder_interval: float = 2.0,
-                 ladder_tables: int = 2) -> int:
-    from arena.server.server import ArenaServer
-    from arena.storage import open_store
-
-    store = open_store(config.db)
-    hosting = None
-    if hosted:
-        from arena.hosting.service import hosting_root
-        from arena.hosting.versions import VersionStore
-        from arena.web.hosting_api import Hosting
-
-        hosting = Hosting(VersionStore(hosting_root(config.db)))
-    from arena.tournament.command import start_bridge  # live events of the other nodes
-
-    hub, bridge = await start_bridge(config.db, store.node)
-    server = ArenaServer(config, store, hosting=hosting, hub=hub)
-    await server.start()
-    service = None
-    if hosting is not None:
-        from arena.hosting.ladder import LadderSettings
-        from arena.hosting.service import HostedService
-
-        service = HostedService(server, hosting.versions, ladder=LadderSettings(
-            interval_s=ladder_interval, max_tables=ladder_tables))
-        await service.start()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    print(f"arena: bots connect to {config.host}:{server.port}"
-          + (f", web on http://{config.host}:{server.http_port}/" if server.http_port else ""),
-          flush=True)
-    await stop.wait()
-    if service is not None:
-        await service.stop()
-    await server.stop()
-    if bridge is not None:
-        await bridge.stop()
-    store.close()
-    return 0
+    return asyncio.run(serve(config, hosted=args.hosted, ladder_interval=args.ladder_interval,
+                             ladder_tables=args.ladder_tables))
 
 
 # -- match --------------------------------------------------------------------------
@@ -362,12 +319,14 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
     from arena.games.base import RuleConfigError
     from arena.server.lobby import ClaimTimeoutError
     from arena.server.local_bots import LocalBot, LocalBots
-    from arena.server.server import ArenaServer, PlayerSpec
+    from arena.app import Arena
+    from arena.server.server import PlayerSpec
     from arena.storage import open_store
 
     store = open_store(config.db)
     try:
-        server = ArenaServer(config, store)
+        arena = Arena(config, store)
+        server = arena.server
     except RuleConfigError:
         store.close()
         raise
@@ -381,7 +340,7 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
         store.close()
         raise
     local = LocalBots()
-    await server.start()
+    await arena.start()
     try:
         for name, house, command in players:
             if command is not None:
@@ -400,7 +359,7 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
         raise CommandFailed(f"{exc} (does it read ARENA_HOST and ARENA_PORT?)") from None
     finally:
         await local.stop()
-        await server.stop()
+        await arena.stop()
         store.close()
     if outcome.result is None:
         raise CommandFailed(f"match {outcome.match_id} aborted: {outcome.aborted}")
@@ -447,20 +406,26 @@ def _bot_died(bot: Any) -> str:
 
 # -- tournament ------------------------------------------------------------------------
 
+def _make_arena(config: Any, store: Any, hub: Any = None) -> Any:
+    from arena.app import Arena
+
+    return Arena(config, store, hub=hub)
+
+
 def _cmd_tournament(args: argparse.Namespace) -> int:
     from arena.tournament.command import run_tournament_command
 
     config = _server_config(args, matchmaking=False)
     log_file = tournament_log_file(args, terminal=sys.stdout.isatty())
     if log_file is None:
-        return asyncio.run(run_tournament_command(args, config))
+        return asyncio.run(run_tournament_command(args, config, _make_arena))
     from arena.logs import divert_logs
 
     # A progress bar owns the terminal: info lines would tear through it.
     print(f"arena: log lines go to {log_file} while the progress bar is shown "
           "(warnings and errors still show here)", flush=True)
     with divert_logs(log_file):
-        return asyncio.run(run_tournament_command(args, config))
+        return asyncio.run(run_tournament_command(args, config, _make_arena))
 
 
 def tournament_log_file(args: argparse.Namespace, *, terminal: bool) -> Path | None:

@@ -1,6 +1,6 @@
 """Live events across arena nodes: this node's live hub, heard by the others.
 
-Each node's :class:`arena.web.live.LiveHub` knows only the matches its own
+Each node's :class:`arena.live.LiveHub` knows only the matches its own
 tables play. A :class:`BridgedHub` is a hub that also hands every public
 message (match started, public events, match ended, standings and progress)
 to a :class:`LiveBridge`, which publishes them in bundles on one PostgreSQL
@@ -30,8 +30,8 @@ import structlog
 
 from arena.storage.base import StorageError
 from arena.storage.notify import MAX_PAYLOAD_BYTES, Notice, Resync, Subscription, publish
-from arena.storage.writer import encode_record as _dumps  # the hub's own JSON form
-from arena.web.live import LiveHub
+from arena.records import encode_record as _dumps  # the hub's own JSON form
+from arena.live import LiveHub
 
 log = structlog.get_logger("arena.live_bridge")
 

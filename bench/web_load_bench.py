@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from arena.server.config import ServerConfig  # noqa: E402
-from arena.server.server import ArenaServer  # noqa: E402
+from arena.app import Arena, http_port_of  # noqa: E402
 from arena.storage.base import MatchRecord, MatchStatus, SeatFaults  # noqa: E402
 from arena.storage.sqlite import SqliteStore  # noqa: E402
 from server_bench import spawn_bots  # noqa: E402
@@ -156,16 +156,16 @@ async def play(db: Path, tables: int, matches: int, load: tuple[int, float, int]
     store = SqliteStore(db)
     config = ServerConfig(port=0, http_port=0, db=str(db), open=True, house_wait_s=None,
                           decision_ms=30_000, bank_ms=0, max_connections=tables * 5 + 10)
-    server = ArenaServer(config, store)
+    server = Arena(config, store).server  # with the web app on http_port
     await server.start()
     visitors = None
     if load is not None:
         n, interval, prefilled = load
         visitors = await asyncio.create_subprocess_exec(
-            sys.executable, __file__, "--visit", f"http://127.0.0.1:{server.http_port}",
+            sys.executable, __file__, "--visit", f"http://127.0.0.1:{http_port_of(server)}",
             "--visitors", str(n), "--interval", str(interval), "--prefill", str(prefilled),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
-        await warm_up(f"http://127.0.0.1:{server.http_port}")
+        await warm_up(f"http://127.0.0.1:{http_port_of(server)}")
     assert server.port is not None
     t0 = time.perf_counter()
     bots = await spawn_bots(server.port, tables * 5, matches)

@@ -21,7 +21,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Protocol, runtime_checkable
 
-Action = Any  # wire form: str | list[str] | None | dict
+GameAction = Any  # wire form: str | list[str] | None | dict
 Wire = dict[str, Any]
 
 
@@ -117,21 +117,21 @@ class GameEngine(Protocol):
         """The name of the pending decision (``decide``, ``play``...)."""
         ...
 
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self) -> list[GameAction]:
         """Every legal answer for the current seat, in protocol order."""
         ...
 
-    def check_action(self, action: Action) -> Action:
+    def check_action(self, action: GameAction) -> GameAction:
         """Return the canonical form of a legal ``action`` or raise
         :class:`IllegalActionError` with a reason (does not change state)."""
         ...
 
-    def apply(self, action: Action) -> list[GameEvent]:
+    def apply(self, action: GameAction) -> list[GameEvent]:
         """Apply a legal action for ``current_seat``; return what happened,
         up to and including everything until the next real decision."""
         ...
 
-    def default_action(self) -> Action:
+    def default_action(self) -> GameAction:
         """The action applied when the current seat runs out of time."""
         ...
 
@@ -149,15 +149,15 @@ class GameEngine(Protocol):
         """The request's game fields: ``{"legal": [...]}`` or ``{"constraints": {...}}``."""
         ...
 
-    def check_for(self, seat: int, action: Action) -> Action:
+    def check_for(self, seat: int, action: GameAction) -> GameAction:
         """Canonical ``action`` of ``seat``, or IllegalActionError (state unchanged)."""
         ...
 
-    def apply_for(self, seat: int, action: Action) -> list[GameEvent]:
+    def apply_for(self, seat: int, action: GameAction) -> list[GameEvent]:
         """Apply ``seat``'s action; may return [] while other seats still owe one."""
         ...
 
-    def default_for(self, seat: int) -> Action:
+    def default_for(self, seat: int) -> GameAction:
         """The action applied at ``seat``'s deadline."""
         ...
 
@@ -191,10 +191,10 @@ class SequentialGame:
     # Only annotations: the engine's own members must win in the MRO.
     current_seat: int | None
     phase: str | None
-    legal_actions: Callable[[], list[Action]]
-    check_action: Callable[[Action], Action]
-    apply: Callable[[Action], list[GameEvent]]
-    default_action: Callable[[], Action]
+    legal_actions: Callable[[], list[GameAction]]
+    check_action: Callable[[GameAction], GameAction]
+    apply: Callable[[GameAction], list[GameEvent]]
+    default_action: Callable[[], GameAction]
 
     @property
     def to_act(self) -> tuple[int, ...]:
@@ -220,17 +220,17 @@ class SequentialGame:
             raise self._not_to_act(seat)
         return {"legal": self.legal_actions()}
 
-    def check_for(self, seat: int, action: Action) -> Action:
+    def check_for(self, seat: int, action: GameAction) -> GameAction:
         if seat != self.current_seat:
             raise self._not_to_act(seat)
         return self.check_action(action)
 
-    def apply_for(self, seat: int, action: Action) -> list[GameEvent]:
+    def apply_for(self, seat: int, action: GameAction) -> list[GameEvent]:
         if seat != self.current_seat:
             raise self._not_to_act(seat)
         return self.apply(action)
 
-    def default_for(self, seat: int) -> Action:
+    def default_for(self, seat: int) -> GameAction:
         if seat != self.current_seat:
             raise self._not_to_act(seat)
         return self.default_action()
@@ -240,7 +240,7 @@ class SequentialGame:
 # remote bot sees and returns a wire action. Its second argument is the
 # request's ``legal`` list when the request has one, else its
 # ``constraints`` map.
-HouseBot = Callable[[str, list[Action], Wire], Action]
+HouseBot = Callable[[str, list[GameAction], Wire], GameAction]
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import structlog
 
 from arena.server.admission import Refusal
+from arena.server.errors import ServerError
 from protocol.codec import Decoder, Encoding, encode
 from protocol.errors import ErrorCode, FrameError, ProtocolError, UnknownTypeError
-from protocol.messages import PROTOCOL_VERSION, Action, Bye, Error, Hello, parse_bot_message
+from protocol.messages import PROTOCOL_VERSION, Action, Bye, Error, Hello, Welcome, parse_bot_message
 
 if TYPE_CHECKING:
     from arena.metrics import Metrics
@@ -43,11 +44,11 @@ MAX_LINGERING = 1024
 _lingering = 0
 
 
-class AuthError(Exception):
+class AuthError(ServerError):
     """The hello's token is not accepted (answered with ``auth_failed``)."""
 
 
-class HelloRefused(Exception):
+class HelloRefused(ServerError):
     """The hello may not be served now (a limit); carries the error to send."""
 
     def __init__(self, refusal: Refusal) -> None:
@@ -78,6 +79,15 @@ class ConnectionHost(Protocol):
 
 
 class BotConnection(asyncio.Protocol):
+    """One bot's TCP (or Unix socket) connection, from hello to close.
+
+    It frames and decodes what the bot sends (JSON lines or msgpack), holds
+    the bot to the hello deadline, the rate limit and the write buffer cap,
+    answers its protocol mistakes with ``error`` messages, and hands what is
+    left -- a ready bot, its actions, its leaving -- to its
+    :class:`ConnectionHost` (the server). It never decides about matches.
+    """
+
     def __init__(self, host: ConnectionHost, *, hello_timeout_s: float, max_write_buffer: int,
                  rate_per_s: float, rate_burst: int, rate_strikes: int, server_name: str,
                  linger_s: float = 2.0, metrics: "Metrics | None" = None) -> None:
@@ -232,14 +242,14 @@ class BotConnection(asyncio.Protocol):
         ``max_matches`` are played)."""
         if self.closed:
             return
-        self.send({"type": "bye"})
+        self.send_message(Bye())
         self._linger_close()
 
     def close(self, *, bye: bool = False) -> None:
         if self.closed:
             return
         if bye:
-            self.send({"type": "bye"})
+            self.send_message(Bye())
         if self.transport is not None:
             self.transport.close()
         self._mark_closed()
@@ -249,8 +259,7 @@ class BotConnection(asyncio.Protocol):
         """An error this connection decides on, counted like every error."""
         if self._metrics is not None:
             self._metrics.error(code.value)
-        wire: dict[str, Any] = {"type": "error", "code": str(code), "message": message, **fields}
-        self.send(wire)
+        self.send({**Error(code, message).to_wire(), **fields})  # fields: retry_after_s, ...
 
     def _linger_close(self) -> None:
         """Half-close after what was sent; read and drop until the peer
@@ -384,7 +393,6 @@ class BotConnection(asyncio.Protocol):
         if self._hello_timer is not None:
             self._hello_timer.cancel()
         self.log = self.log.bind(bot=self.identity.bot)
-        self.send({"type": "welcome", "protocol": PROTOCOL_VERSION, "bot": self.identity.bot,
-                   "server": self._server_name})
+        self.send_message(Welcome(PROTOCOL_VERSION, self.identity.bot, self._server_name))
         self.log.info("bot_connected", encoding=str(self.encoding))
         self.host.connection_ready(self)

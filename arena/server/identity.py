@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import re
 
+from arena.server.errors import ServerError
+
 NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 
 
-class IdentityError(Exception):
+class IdentityError(ServerError):
     """A hello's token and name do not agree with who owns them."""
 
 

@@ -26,13 +26,15 @@ from typing import TYPE_CHECKING, Callable, Union
 
 import structlog
 
+from arena.server.errors import ServerError
+
 if TYPE_CHECKING:
     from arena.server.connection import BotConnection
 
 log = structlog.get_logger("arena.lobby")
 
 
-class ClaimTimeoutError(TimeoutError):
+class ClaimTimeoutError(ServerError, TimeoutError):
     """A named bot did not connect (or stayed busy) in time."""
 
 

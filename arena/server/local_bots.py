@@ -31,6 +31,8 @@ from typing import Callable
 
 import structlog
 
+from arena.server.errors import ServerError
+
 log = structlog.get_logger("arena.local_bots")
 
 PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH")
@@ -52,7 +54,7 @@ _LAUNCHER = (
 )
 
 
-class EntrantCommandError(Exception):
+class EntrantCommandError(ServerError):
     """Some local bot commands cannot be started; one line per problem."""
 
     def __init__(self, problems: list[str]) -> None:

@@ -1,8 +1,10 @@
-"""The arena server: bots over TCP, the HTTP app, storage, and the tables.
+"""The arena server: bots over TCP (and a Unix socket), storage, and the tables.
 
-One process serves both ports. Structured concurrency: every table runs as a
-task of the server's task set; ``stop()`` stops accepting, lets running
-matches end cleanly as aborted (never half-counted), flushes storage and
+The server knows nothing of HTTP or tournaments: ``arena.app`` composes it
+with the web app, the tournament director and the hosted bots. Structured
+concurrency: every table runs as a task of the server's task set; ``stop()``
+stops accepting, lets running matches end cleanly as aborted (never
+half-counted), stops the services started with it, flushes storage and
 closes connections.
 """
 
@@ -15,12 +17,10 @@ import random
 import secrets
 import time
 import weakref
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from typing import Any
 
 import structlog
-from aiohttp import web
-
 from arena.auth import hash_token
 from arena.games import game_names, get_game
 from arena.games.base import GameSpec
@@ -30,12 +30,13 @@ from arena.server.config import ServerConfig
 from arena.server.connection import AuthError, BotConnection, HelloRefused, Identity
 from arena.server.identity import IdentityError, OpenNames
 from arena.server.lobby import ClaimTimeoutError, Lobby
+from arena.server.matches import MatchOutcome, PlayerSpec, Service, new_match_id
 from arena.server.seats import AutopilotReason, Seat, SeatKind
-from arena.server.table import Limits, Table
+from arena.server.table import Table, TimeLimits
 from arena.storage.base import Store
+from arena.live import LiveHub
+from arena.storage.deal_keys import LADDER_TABLE, DealKeyring
 from arena.storage.writer import StoreWriter
-from arena.tournament.keys import LADDER_TABLE, DealKeyring
-from arena.web.live import LiveHub
 from protocol.deals import KeyedDeals, new_deal_key
 from protocol.errors import ErrorCode
 from protocol.messages import Action, Hello
@@ -43,41 +44,20 @@ from protocol.messages import Action, Hello
 log = structlog.get_logger("arena.server")
 
 
-def new_match_id() -> str:
-    """Sortable by start time, unguessable enough to share."""
-    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
-
-
-@dataclass(frozen=True)
-class PlayerSpec:
-    """Who plays a seat of a directed match: a named bot, or a house bot."""
-
-    name: str
-    house: str | None = None  # house bot kind ("heuristic", "random"), else remote
-    # A remote bot that is not there in time: with ``stand_in`` its seat is
-    # played by autopilot in its name (a disconnect fault), else the claim
-    # fails. ``claim_timeout_s`` overrides play_match's for this bot;
-    # ``token_hash`` lets the bot take the seat back if it connects later.
-    stand_in: bool = False
-    claim_timeout_s: float | None = None
-    token_hash: str | None = None
-
-
-@dataclass
-class MatchOutcome:
-    match_id: str
-    result: dict[str, Any] | None
-    aborted: str | None
-    players: list[str] = field(default_factory=list)
-    absent: list[str] = field(default_factory=list)  # seats given to autopilot at the start
-
-
 class ArenaServer:
+    """Takes bots' connections, seats them at tables and runs the tables.
+
+    It owns the bot listeners, the admission limits, the lobby, the running
+    :class:`~arena.server.table.Table` tasks and the store writer. Tournaments
+    and hosted ladders drive it through :meth:`play_match` (see
+    ``arena.tournament.host.MatchHost``); ``services`` run beside it with
+    its lifetime. It never starts HTTP: ``arena.app.Arena`` does.
+    """
+
     def __init__(self, config: ServerConfig, store: Store, *, hub: LiveHub | None = None,
-                 metrics: Metrics | None = None, hosting: Any = None) -> None:
+                 metrics: Metrics | None = None, services: list[Service] | None = None) -> None:
         self.config = config
         self.store = store
-        self.hosting = hosting  # hosted bots' versions, for the web (arena.web.hosting_api)
         # The default game: a hello without ``game``, and ``arena match``'s.
         # Every registered game is served; each connection waits for its own.
         self.spec: GameSpec = get_game(config.game)
@@ -101,10 +81,9 @@ class ArenaServer:
         self._open_names = OpenNames()
         self._tcp: asyncio.base_events.Server | None = None
         self._unix: list[asyncio.base_events.Server] = []
-        self._http_runner: web.AppRunner | None = None
+        self.services: list[Service] = list(services or [])
         self._rng = random.Random()
         self.port: int | None = None
-        self.http_port: int | None = None
         self.stopping = False
 
     def spec_of(self, game: str | None) -> GameSpec:
@@ -136,26 +115,10 @@ class ArenaServer:
                                              reuse_address=True, backlog=cfg.listen_backlog)
         self.port = self._tcp.sockets[0].getsockname()[1]
         self._launch_task(self._close_idle_connections())
-        if cfg.http_port is not None:
-            from arena.web.app import make_app
-
-            app = make_app(self.store, hub=self.hub, metrics=self.metrics,
-                           admin_token=cfg.admin_token, registration=cfg.registration,
-                           writer=self.writer,
-                           server_info={"server": cfg.server_name, "game": self.spec.name,
-                                        "bot_port": self.port, "open": cfg.open},
-                           hosting=self.hosting)
-            self._http_runner = web.AppRunner(app, access_log=None)
-            await self._http_runner.setup()
-            site = web.TCPSite(self._http_runner, cfg.host, cfg.http_port)
-            await site.start()
-            self.http_port = self._http_runner.addresses[0][1]
-        if cfg.run_tournaments:
-            from arena.tournament.director import TournamentDirector
-
-            self._launch_task(TournamentDirector(self).run())
-        log.info("server_started", host=cfg.host, port=self.port, http_port=self.http_port,
-                 open=cfg.open, game=self.spec.name)
+        for service in self.services:
+            await service.start(self)
+        log.info("server_started", host=cfg.host, port=self.port, open=cfg.open,
+                 game=self.spec.name)
 
     async def start_unix(self, path: str | os.PathLike[str]) -> None:
         """Also take bots on a Unix socket: hosted bots reach the arena through
@@ -182,8 +145,8 @@ class ArenaServer:
             conn.close(bye=True)
         for conn in list(self._lingering):
             conn.abort()
-        if self._http_runner is not None:
-            await self._http_runner.cleanup()
+        for service in reversed(self.services):
+            await service.stop()
         await self.writer.close()
         self.hub.close()
         log.info("server_stopped")
@@ -382,7 +345,7 @@ class ArenaServer:
 
     def _new_table(self, seats: list[Seat], *, rng: random.Random | None = None,
                    rules: dict | None = None, tournament_id: str | None = None,
-                   seed: str | None = None, limits: Limits | None = None,
+                   seed: str | None = None, limits: TimeLimits | None = None,
                    deal_key: bytes | None = None,
                    slot: tuple[str, int] | None = None, spec: GameSpec | None = None) -> Table:
         """A table of ``spec``'s game (default: the server's) whose decks come
@@ -403,7 +366,7 @@ class ArenaServer:
         if keyed is not None and hasattr(engine, "deal_label"):
             keyed.label_of = lambda: engine.deal_label
         table = Table(match_id=match_id, spec=spec, engine=engine, seats=seats,
-                      limits=limits or Limits(cfg.decision_ms, cfg.bank_ms,
+                      limits=limits or TimeLimits(cfg.decision_ms, cfg.bank_ms,
                                               cfg.timeouts_before_autopilot),
                       writer=self.writer, hub=self.hub, metrics=self.metrics,
                       tournament_id=tournament_id, seed=seed, on_seat_released=self._release,
@@ -432,7 +395,7 @@ class ArenaServer:
 
     async def play_match(self, players: list[PlayerSpec], *, seed: str | None = None,
                          rules: dict | None = None, tournament_id: str | None = None,
-                         claim_timeout_s: float = 30.0, limits: Limits | None = None,
+                         claim_timeout_s: float = 30.0, limits: TimeLimits | None = None,
                          deal_key: bytes | None = None,
                          slot: tuple[str, int] | None = None,
                          game: str | None = None) -> MatchOutcome:
@@ -496,6 +459,26 @@ class ArenaServer:
             raise
         return MatchOutcome(match_id=table.match_id, result=table.result, aborted=table.aborted,
                             players=table.players, absent=absent)
+
+    # -- for tournaments (arena.tournament.host.MatchHost) ------------------------
+    def reserve_names(self, names: Iterable[str]) -> None:
+        self.lobby.reserved.update(names)
+
+    def release_names(self, names: Iterable[str]) -> None:
+        self.lobby.reserved.difference_update(names)
+
+    def idle_bots(self) -> list[str]:
+        return self.lobby.idle_bots()
+
+    def playing_match_ids(self) -> set[str]:
+        """The matches this server's tables are playing now."""
+        return set(self.tables)
+
+    def slot_started(self, slot: tuple[str, int]) -> bool:
+        """Whether the table of ``slot``, if there is one, is stored as started
+        (so cancelling it gives its bots back to the lobby)."""
+        table = next((t for t in self.tables.values() if t.slot == slot), None)
+        return table is None or self.hub.is_live(table.match_id)
 
     def status(self) -> dict[str, Any]:
         return {"tables": len(self.tables), "lobby": self.lobby.idle_bots(),

@@ -34,7 +34,7 @@ from typing import Any
 
 import structlog
 
-from arena.games.base import Action, GameEngine, IllegalActionError
+from arena.games.base import GameAction, GameEngine, IllegalActionError
 from arena.server.seats import AutopilotReason, PendingRequest, Seat, SeatKind
 from arena.server.session_output import (
     FLUSH_AT_EVENTS,
@@ -43,7 +43,7 @@ from arena.server.session_output import (
     ServerEvent,
     SessionOutput,
 )
-from arena.storage.writer import encode_record
+from arena.records import encode_record
 from protocol.codec import Encoding
 from protocol.errors import ErrorCode
 from protocol.messages import request_wire
@@ -56,7 +56,10 @@ NOT_PLAYED = "no seat was played by its bot"
 
 
 @dataclass(frozen=True)
-class Limits:
+class TimeLimits:
+    """A match's clock: per decision, the bank a seat may overdraw from, and
+    the timeouts in a row after which autopilot takes the seat."""
+
     decision_ms: int
     bank_ms: int
     timeouts_before_autopilot: int = 3
@@ -85,7 +88,7 @@ _TRANSITIONS: dict[SessionState, frozenset[SessionState]] = {
 }
 
 
-__all__ = ["FLUSH_AT_EVENTS", "FLUSH_KINDS", "Limits", "MatchSession", "Outgoing",
+__all__ = ["FLUSH_AT_EVENTS", "FLUSH_KINDS", "TimeLimits", "MatchSession", "Outgoing",
            "ServerEvent", "SessionState"]
 
 
@@ -98,7 +101,7 @@ class MatchSession(SessionOutput):
     """
 
     def __init__(self, *, match_id: str, game: str, engine: GameEngine, seats: list[Seat],
-                 limits: Limits, encodings: list[Encoding | None],
+                 limits: TimeLimits, encodings: list[Encoding | None],
                  abandon_grace_s: float = 5.0, metrics: Any = None) -> None:
         self.match_id = match_id
         self.game = game
@@ -168,7 +171,7 @@ class MatchSession(SessionOutput):
             self._wait(now)
         self._advance(now)
 
-    def answer(self, seat_index: int, request_id: int, action: Action, now: float) -> None:
+    def answer(self, seat_index: int, request_id: int, action: GameAction, now: float) -> None:
         """A bot's answer to request ``request_id``."""
         seat = self.seats[seat_index]
         pending = self._pending.get(seat_index)
@@ -333,7 +336,7 @@ class MatchSession(SessionOutput):
             else:
                 self._house_due.append(seat_index)
 
-    def _decide(self, seat_index: int, phase: str, action: Action, source: str,
+    def _decide(self, seat_index: int, phase: str, action: GameAction, source: str,
                 now: float) -> None:
         if source == "default" or source == "autopilot":
             # The engine's own records carry every action; this one says

@@ -13,7 +13,7 @@ import os
 from typing import Any, Iterable
 
 from arena.games.base import GameEngine, GameEvent
-from arena.storage.writer import encode_record
+from arena.records import encode_record
 from protocol.codec import Encoding, Envelope
 from protocol.deals import commitment
 from protocol.errors import ErrorCode

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import structlog
 
-from arena.games.base import Action, GameEngine, GameSpec
+from arena.games.base import GameAction, GameEngine, GameSpec
 from arena.server.seats import AutopilotReason, Seat, SeatKind
 from arena.server.session import (
     FLUSH_AT_EVENTS,
     FLUSH_KINDS,
-    Limits,
+    TimeLimits,
     MatchSession,
     ServerEvent,
     SessionState,
@@ -34,9 +34,9 @@ if TYPE_CHECKING:
     from arena.metrics import Metrics
     from arena.server.connection import BotConnection
     from arena.storage.writer import StoreWriter
-    from arena.web.live import LiveHub
+    from arena.live import LiveHub
 
-__all__ = ["FLUSH_AT_EVENTS", "FLUSH_KINDS", "Limits", "ServerEvent", "Table"]
+__all__ = ["FLUSH_AT_EVENTS", "FLUSH_KINDS", "TimeLimits", "ServerEvent", "Table"]
 
 log = structlog.get_logger("arena.table")
 
@@ -60,7 +60,7 @@ class Table:
     """
 
     def __init__(self, *, match_id: str, spec: GameSpec, engine: GameEngine, seats: list[Seat],
-                 limits: Limits, writer: "StoreWriter", hub: "LiveHub | None" = None,
+                 limits: TimeLimits, writer: "StoreWriter", hub: "LiveHub | None" = None,
                  metrics: "Metrics | None" = None, tournament_id: str | None = None,
                  seed: str | None = None,
                  on_seat_released: Callable[["BotConnection"], None] | None = None,
@@ -146,7 +146,7 @@ class Table:
             self._release_seats()
             self.finished.set()
 
-    def answer(self, conn: "BotConnection", match: str, request_id: int, action: Action) -> None:
+    def answer(self, conn: "BotConnection", match: str, request_id: int, action: GameAction) -> None:
         """A bot's ``action`` message for this table."""
         seat = self._seat_of(conn)
         if seat is None:

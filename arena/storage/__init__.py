@@ -13,7 +13,24 @@ writer the server uses.
   backends: SQLite (embedded, the default) and PostgreSQL (shared);
 * :mod:`arena.storage.notify` -- publish/subscribe across nodes (PostgreSQL);
 * :mod:`arena.storage.transfer` -- ``arena db migrate`` and ``arena db copy``;
-* :mod:`arena.storage.writer` -- the writer thread between the loop and a store.
+* :mod:`arena.storage.writer` -- the writer thread between the loop and a store;
+* :mod:`arena.storage.deal_keys` -- secret deal keys, in files next to the
+  database (never in it).
+
+It imports only the bottom layer (games, protocol, :mod:`arena.records`).
+
+Errors::
+
+    StorageError
+    ├── NotFoundError (LookupError)  no such bot, match or tournament
+    ├── AlreadyExistsError           the name or id is taken
+    ├── SlotTakenError               a tournament slot already has its match
+    ├── WriterClosedError            a call after the writer closed
+    ├── EventLogError                a match's log is incomplete: it must not finish
+    ├── PayloadTooLargeError         a notification too big to publish
+    ├── CopyMismatchError            ``arena db copy`` did not copy faithfully
+    ├── DestinationNotEmptyError     ``arena db copy`` into a used store
+    └── KeyringError                 a deal key is missing or does not match
 """
 
 from __future__ import annotations

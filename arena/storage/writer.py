@@ -9,7 +9,7 @@ One dedicated thread executes every store call, strictly in submission order.
   It awaits only for back-pressure, when more than ``max_backlog`` events are
   buffered or in flight (the disk has fallen behind).
 * ``append_encoded_nowait`` is the tables' cheaper form: events already
-  encoded with :func:`encode_record` (on the loop, once: the live hub keeps
+  encoded with :func:`arena.records.encode_record` (on the loop, once: the live hub keeps
   the same text), consecutive seqs and one timestamp. What waits for the
   disk is then a few strings, not dicts the garbage collector walks again
   and again, and the thread only runs SQLite (which lets go of the GIL)
@@ -31,7 +31,6 @@ One dedicated thread executes every store call, strictly in submission order.
 from __future__ import annotations
 
 import asyncio
-import json
 import queue
 import sqlite3
 import threading
@@ -64,28 +63,6 @@ BATCH_EVENTS = 4096
 FLUSH_DELAY = 0.05  # seconds; spectators watch the live hub, not the store
 MAX_BACKLOG = 20_000  # events buffered or in flight before append_events waits
 
-def _record_encoder() -> Callable[[Any], str]:
-    """Compact JSON without NaN, as the SQLite store writes it.
-
-    ``JSONEncoder.encode`` builds its C encoder anew on every call, which
-    costs as much as encoding a small event; here it is built once. Without
-    the C accelerator the plain encoder is used."""
-    encoder = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return encoder.encode
-    # No circular-reference check (markers=None): events are plain trees.
-    iterencode = make(None, encoder.default, json.encoder.encode_basestring_ascii, None,
-                      ":", ",", False, False, False)
-
-    def encode(value: Any) -> str:
-        return "".join(iterencode(value, 0))
-
-    return encode
-
-
-# An event as stored. Raises TypeError or ValueError for what is not plain JSON.
-encode_record = _record_encoder()
 
 Row = tuple[int, float, str]  # (seq, at, the event as JSON text)
 
@@ -209,7 +186,7 @@ class StoreWriter:
 
     def append_encoded_nowait(self, match_id: str, first_seq: int, at: float,
                               texts: list[str]) -> None:
-        """Buffer events given as :func:`encode_record` text, numbered
+        """Buffer events given as :func:`arena.records.encode_record` text, numbered
         ``first_seq``, ``first_seq + 1``..., all stamped ``at`` (no
         back-pressure)."""
         self._start()

@@ -13,15 +13,17 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import structlog
 
 from arena.server.config import ServerConfig
 from arena.server.local_bots import EntrantCommandError, check_commands
 from arena.storage.base import NotFoundError, TournamentStatus
+from arena.tournament.errors import TournamentError
 from arena.tournament.config import (
     DEFAULT_MAX_EXTRA_MATCHES,
+    ConfigError,
     TournamentConfig,
     config_from_wire,
     load_config,
@@ -62,7 +64,7 @@ def add_tournament_options(p: argparse.ArgumentParser) -> None:
                         "(default: 30)")
 
 
-class TournamentCommandError(Exception):
+class TournamentCommandError(TournamentError):
     """A mistake of the organiser: printed as lines, exit code 2."""
 
 
@@ -105,11 +107,14 @@ def _keep_serving(args: Any) -> bool:
     return sys.stdout.isatty() if wanted is None else bool(wanted)
 
 
-async def run_tournament_command(args: Any, base: ServerConfig) -> int:
-    from arena.server.server import ArenaServer
+async def run_tournament_command(args: Any, base: ServerConfig,
+                                 make_arena: Callable[[ServerConfig, Any, Any], Any]) -> int:
+    """``make_arena(config, store, hub)`` builds the application (``arena.app.Arena``;
+    ``hub`` None or the live hub bridged to other nodes):
+    the CLI composes it, so this module needs nothing above the tournament."""
     from arena.storage import open_store
     from arena.tournament.export import export_standings
-    from arena.tournament.runner import TournamentError, standings_rows
+    from arena.tournament.runner import standings_rows
     from arena.tournament.progress import ProgressDisplay, render_table
 
     node = node_name(args)
@@ -118,8 +123,9 @@ async def run_tournament_command(args: Any, base: ServerConfig) -> int:
     try:
         try:
             config, record = _load(args, store)
-        except (TournamentCommandError, EntrantCommandError, TournamentError,
-                DealKeyError) as exc:  # a ConfigError goes up: the CLI names its file
+        except ConfigError:
+            raise  # the CLI names its file
+        except (TournamentError, EntrantCommandError, DealKeyError) as exc:
             for line in str(exc).splitlines():
                 print(f"arena tournament: {line}", file=sys.stderr)
             return 2
@@ -128,10 +134,11 @@ async def run_tournament_command(args: Any, base: ServerConfig) -> int:
                                         "bank_ms": limits.bank_ms, "game": config.game,
                                         "matchmaking": False})
         hub, bridge = await start_bridge(args.db, node)
-        server = ArenaServer(server_config, store, hub=hub)
-        await server.start()
-        page = (f"http://{server_config.host}:{server.http_port}/tournaments/{record.id}"
-                if server.http_port else None)
+        arena = make_arena(server_config, store, hub)
+        server = arena.server
+        await arena.start()
+        page = (f"http://{server_config.host}:{arena.http_port}/tournaments/{record.id}"
+                if arena.http_port else None)
         print(f"tournament {record.id}: {config.name}"
               + (f" — standings on {page}" if page else ""), flush=True)
         display = ProgressDisplay(title=config.name)
@@ -178,7 +185,7 @@ async def run_tournament_command(args: Any, base: ServerConfig) -> int:
             print(f"results are stored in {args.db}; to see them on the web: "
                   f"arena serve --db {args.db}  then open "
                   f"http://127.0.0.1:8080/tournaments/{record.id}")
-        await server.stop()
+        await arena.stop()
         return 0 if complete else 1
     finally:
         if bridge is not None:

@@ -46,6 +46,7 @@ from typing import Any
 
 from arena.games import game_names, get_game
 from arena.games.base import RuleConfigError
+from arena.tournament.errors import TournamentError
 from arena.tournament.schedule import HOUSE_PREFIX, ScheduleKind
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
@@ -64,7 +65,7 @@ DEFAULT_MAX_EXTRA_MATCHES = 100
 ENTRANT_KEYS = frozenset({"name", "command", "cwd", "remote"})
 
 
-class ConfigError(ValueError):
+class ConfigError(TournamentError, ValueError):
     """The tournament file is invalid; the message starts with the key."""
 
     def __init__(self, key: str, problem: str) -> None:
@@ -74,7 +75,9 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
-class Limits:
+class TournamentLimits:
+    """The ``[limits]`` table of a tournament file."""
+
     decision_ms: int = 1000
     bank_ms: int = 0
 
@@ -114,7 +117,7 @@ class TournamentConfig:
     seed: int = 0
     duplicate: bool = True
     parallel: int = 1
-    limits: Limits = field(default_factory=Limits)
+    limits: TournamentLimits = field(default_factory=TournamentLimits)
     rules: dict[str, Any] = field(default_factory=dict)
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     source: Path | None = None  # the file it was read from
@@ -241,10 +244,10 @@ def parse_config(doc: dict[str, Any], *, base_dir: Path | str = ".",
 
     limits_raw = _table(doc, "limits")
     _check_keys(limits_raw, set(LIMITS_KEYS), "limits.")
-    limits = Limits(
-        decision_ms=_int(limits_raw, "decision_ms", "limits.", Limits.decision_ms,
+    limits = TournamentLimits(
+        decision_ms=_int(limits_raw, "decision_ms", "limits.", TournamentLimits.decision_ms,
                          minimum=1, maximum=600_000),
-        bank_ms=_int(limits_raw, "bank_ms", "limits.", Limits.bank_ms,
+        bank_ms=_int(limits_raw, "bank_ms", "limits.", TournamentLimits.bank_ms,
                      minimum=0, maximum=3_600_000))
 
     sched_raw = _table(doc, "schedule")

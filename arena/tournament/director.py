@@ -13,17 +13,20 @@ import asyncio
 
 import structlog
 
-from arena.server.server import ArenaServer
 from arena.storage.base import StorageError, TournamentStatus
 from arena.tournament.config import ConfigError, config_from_wire
 from arena.tournament.command import new_runner
-from arena.tournament.runner import TournamentError, build_schedule
+from arena.tournament.errors import TournamentError
+from arena.tournament.host import MatchHost
+from arena.tournament.runner import build_schedule
 
 log = structlog.get_logger("arena.director")
 
 
 class TournamentDirector:
-    def __init__(self, server: ArenaServer, *, poll_s: float = 1.0,
+    """Gives pending tournaments their schedule and plays them, one at a time."""
+
+    def __init__(self, server: MatchHost, *, poll_s: float = 1.0,
                  claim_timeout_s: float = 600.0) -> None:
         self.server = server
         self.poll_s = poll_s

@@ -14,11 +14,12 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from arena.games import get_game
+from arena.tournament.errors import TournamentError
 
 ORDERS = ("desc", "asc")
 
 
-class RankingSpecError(ValueError):
+class RankingSpecError(TournamentError, ValueError):
     """A game's standings description is missing or malformed."""
 
 

@@ -28,8 +28,8 @@ from arena.games import get_game
 from arena.server.config import ServerConfig
 from arena.auth import hash_token
 from arena.server.local_bots import LocalBot, LocalBots, check_commands
-from arena.server.server import ArenaServer, PlayerSpec
-from arena.server.table import Limits
+from arena.server.server import PlayerSpec
+from arena.server.table import TimeLimits
 from arena.storage.base import (
     AlreadyExistsError,
     MatchStatus,
@@ -40,16 +40,14 @@ from arena.storage.base import (
     TournamentStatus,
 )
 from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.errors import TournamentError
 from arena.tournament.extension import is_reserve, reserve_groups, separated, stopping_level
-from arena.tournament.keys import DealKeyring, KeyringError, store_directory
+from arena.storage.deal_keys import DealKeyring, KeyringError, store_directory
+from arena.tournament.host import MatchHost
 from arena.tournament.plan import house_strategy, plan_parts, scheduled_matches
 from protocol.deals import DEAL_SCHEME, key_commitment
 
 log = structlog.get_logger("arena.tournament")
-
-
-class TournamentError(Exception):
-    """The tournament cannot run as asked (unknown id, bad config...)."""
 
 
 def tournament_id(config: TournamentConfig) -> str:
@@ -148,7 +146,16 @@ def tournament_key(store: Store, record: TournamentRecord) -> bytes:
 
 
 class TournamentRunner:
-    def __init__(self, server: ArenaServer, config: TournamentConfig, record: TournamentRecord,
+    """Plays one tournament's schedule on a :class:`MatchHost`, resumably.
+
+    ``run()`` starts the local entrants, plays every slot without a finished
+    match (retrying aborted ones), then the reserve deck sets while the
+    standings are not separated, and marks the tournament finished once
+    the whole schedule is done. Progress goes to ``on_progress`` and the
+    host's live hub.
+    """
+
+    def __init__(self, server: MatchHost, config: TournamentConfig, record: TournamentRecord,
                  *, on_progress: Callable[[int, int], None] | None = None,
                  claim_timeout_s: float = 120.0, local_claim_timeout_s: float = 20.0,
                  log_dir: Path | None = None) -> None:
@@ -177,7 +184,7 @@ class TournamentRunner:
         done = len(schedule) - len(todo)
         check_commands([(e.name, list(e.command), e.cwd) for e in self.config.entrants
                         if e.command is not None])
-        self.server.lobby.reserved.update(self.config.entrant_names)
+        self.server.reserve_names(self.config.entrant_names)
         await self.server.writer.set_tournament_status(tid, TournamentStatus.RUNNING)
         log.info("tournament_started", tournament=tid, slots=len(schedule), todo=len(todo))
         for entrant in self.config.entrants:
@@ -191,7 +198,7 @@ class TournamentRunner:
             done = await self._play_reserve(schedule, done)
         finally:
             await self.local.stop()
-            self.server.lobby.reserved.difference_update(self.config.entrant_names)
+            self.server.release_names(self.config.entrant_names)
         complete = self._complete()
         if complete:
             await self.server.writer.set_tournament_status(tid, TournamentStatus.FINISHED)
@@ -273,7 +280,7 @@ class TournamentRunner:
         await self.server.writer.note_attempt(tid, slot.slot)
         await self._await_local_bots(slot.players)
         players = [self._player(name) for name in slot.players]
-        limits = Limits(self.config.limits.decision_ms, self.config.limits.bank_ms,
+        limits = TimeLimits(self.config.limits.decision_ms, self.config.limits.bank_ms,
                         self.server.config.timeouts_before_autopilot)
         for attempt in range(3):
             # The table completes the slot in the match's finishing transaction:
@@ -300,7 +307,7 @@ class TournamentRunner:
         waiting = [self.local.bots[n] for n in names
                    if n in self.local.bots and n not in self._missing]
         while waiting and loop.time() < deadline:
-            idle = set(self.server.lobby.idle_bots())
+            idle = set(self.server.idle_bots())
             waiting = [b for b in waiting if b.name not in idle and not b.failing]
             if waiting:
                 await asyncio.sleep(0.05)

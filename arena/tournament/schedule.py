@@ -29,6 +29,8 @@ from typing import Sequence
 
 import structlog
 
+from arena.tournament.errors import TournamentError
+
 log = structlog.get_logger(__name__)
 
 HOUSE_PREFIX = "house-"
@@ -38,7 +40,7 @@ _ATTEMPTS = 3
 _TEMPERATURE = 0.3  # rare uphill moves get the search out of local minima
 
 
-class ScheduleError(ValueError):
+class ScheduleError(TournamentError, ValueError):
     """The schedule cannot be built from these entrants and options."""
 
 

@@ -31,11 +31,12 @@ from typing import Any
 
 import structlog
 
-from arena.server.table import Limits
+from arena.server.table import TimeLimits
 from arena.storage.base import MatchStatus, StorageError, TournamentStatus
 from arena.storage.queue import SlotLease
 from arena.tournament.plan import house_strategy
-from arena.tournament.runner import TournamentError, TournamentRunner
+from arena.tournament.errors import TournamentError
+from arena.tournament.runner import TournamentRunner
 
 log = structlog.get_logger("arena.tournament.shared")
 
@@ -76,7 +77,7 @@ class SharedTournamentRunner(TournamentRunner):
     # -- the whole tournament ---------------------------------------------------
     async def run(self) -> bool:
         tid = self.record.id
-        self.server.lobby.reserved.update(self.config.entrant_names)
+        self.server.reserve_names(self.config.entrant_names)
         await self._retrying(self.server.writer.set_tournament_status, tid,
                              TournamentStatus.RUNNING)
         log.info("tournament_joined", tournament=tid, node=self.node,
@@ -99,7 +100,7 @@ class SharedTournamentRunner(TournamentRunner):
                 await asyncio.gather(*workers, return_exceptions=True)
         finally:
             await self.local.stop()
-            self.server.lobby.reserved.difference_update(self.config.entrant_names)
+            self.server.release_names(self.config.entrant_names)
         complete = await self._retrying(self._all_done)
         if complete:
             await self._retrying(self._close_tournament)
@@ -119,7 +120,7 @@ class SharedTournamentRunner(TournamentRunner):
         self.store.set_tournament_status(tid, TournamentStatus.FINISHED)
         for match in self.store.list_matches(tournament_id=tid, status=MatchStatus.RUNNING,
                                              limit=100_000):
-            if match.id not in self.server.tables:
+            if match.id not in self.server.playing_match_ids():
                 self.store.abort_match(match.id, f"slot replayed by another node "
                                                  f"(was on {match.node or 'an unnamed node'})")
 
@@ -176,7 +177,7 @@ class SharedTournamentRunner(TournamentRunner):
             log.info("slot_taken_over", node=self.node, slot=slot.slot, attempt=slot.attempts)
         names = {p for p in slot.players if house_strategy(p) is None}
         remote = {n for n in names if n not in self.local.bots}
-        if remote - set(self.server.lobby.idle_bots()) - self._busy:
+        if remote - set(self.server.idle_bots()) - self._busy:
             # Its bots are connected elsewhere (or nowhere yet): let a node
             # that has them claim it.
             await self._release(slot.slot)
@@ -226,7 +227,7 @@ class SharedTournamentRunner(TournamentRunner):
         if lost.is_set():
             raise SlotLostError(slot.slot)
         players = [self._player(name) for name in slot.players]
-        limits = Limits(self.config.limits.decision_ms, self.config.limits.bank_ms,
+        limits = TimeLimits(self.config.limits.decision_ms, self.config.limits.bank_ms,
                         self.server.config.timeouts_before_autopilot)
         play = asyncio.create_task(self.server.play_match(
             players, seed=slot.seed, rules=dict(self.config.rules) or None, tournament_id=tid,
@@ -256,9 +257,7 @@ class SharedTournamentRunner(TournamentRunner):
         back to the lobby). Seats still being claimed are given back by
         play_match itself."""
         while not play.done():
-            table = next((t for t in self.server.tables.values()
-                          if getattr(t, "slot", None) == slot), None)
-            if table is None or self.server.hub.is_live(table.match_id):
+            if self.server.slot_started(slot):
                 return
             await asyncio.sleep(0.02)
 

@@ -37,12 +37,13 @@ from typing import Any, Iterable
 from openskill.models import PlackettLuce
 
 from arena.storage.base import MatchRecord, MatchStatus, SeatFaults
+from arena.tournament.errors import TournamentError
 from arena.tournament.ranking import RankingSpec, RankingSpecError, ranking_for
 from arena.tournament.schedule import HOUSE_PREFIX
 from arena.tournament.separation import neighbour_separations
 
 
-class MixedGamesError(ValueError):
+class MixedGamesError(TournamentError, ValueError):
     """Standings were asked over matches of more than one game."""
 
 

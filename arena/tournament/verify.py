@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 from arena.games import get_game
 from arena.storage.base import MatchRecord, MatchStatus, NotFoundError, Store, TournamentStatus
-from arena.tournament.keys import LADDER_TABLE, DealKeyring, KeyringError
+from arena.storage.deal_keys import LADDER_TABLE, DealKeyring, KeyringError
 from protocol.deals import KeyedDeals, commitment, key_commitment
 
 _LABEL_SKIP = ("salt", "deck", "kind", "commitment", "at")

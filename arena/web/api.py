@@ -17,7 +17,7 @@ from arena.web.accounts import viewer_is_admin
 from arena.web.errors import MAX_OFFSET, ApiError, check_name, int_param, page, pagination
 from arena.web.keys import HEALTH, HUB, METRICS, QUERIES, SETTINGS, WRITER, RegistrationMode
 from arena.web.ladders import UnknownGameParamError, check_game, default_game
-from arena.web.live import LADDER
+from arena.live import LADDER
 from arena.web.scopes import ALL
 
 routes = web.RouteTableDef()

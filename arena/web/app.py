@@ -45,7 +45,7 @@ from arena.web.keys import (
     WebLimits,
 )
 from arena.web.limits import AddressCounter, RateLimiter, ReadPool
-from arena.web.live import LADDER, LiveHub
+from arena.live import LADDER, LiveHub
 from arena.web.queries import Queries
 from arena.web.scopes import ALL
 

@@ -14,7 +14,7 @@ from arena.storage.base import MatchRecord
 from arena.web.entrants import is_house_entrant
 from arena.web.keys import QUERIES
 from arena.web.ladders import FigureColumns, figure_columns, game_title
-from arena.web.live import LADDER
+from arena.live import LADDER
 from arena.web.plots import bot_stars_chart
 from arena.web.queries import ALL
 from arena.web.render import (

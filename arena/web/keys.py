@@ -16,7 +16,7 @@ from arena.storage.base import Store
 from arena.storage.writer import StoreWriter
 from arena.web.errors import StoreHealth
 from arena.web.limits import AddressCounter, RateLimiter
-from arena.web.live import LiveHub
+from arena.live import LiveHub
 from arena.web.queries import Queries
 
 ADMIN_TOKEN_ENV = "ARENA_ADMIN_TOKEN"

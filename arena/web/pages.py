@@ -22,7 +22,7 @@ from arena.web.bot_page import all_matches_link, bot_game_section, house_note, s
 from arena.web.hosting_pages import versions_section
 from arena.web.ladders import game_title, known_games, ladder_games
 from arena.web.keys import QUERIES
-from arena.web.live import LADDER
+from arena.live import LADDER
 from arena.web.plots import scope_charts
 from arena.web.queries import ALL
 from arena.web.render import (

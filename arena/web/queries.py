@@ -37,7 +37,7 @@ from arena.storage.base import (
 )
 from arena.web import entrants, series
 from arena.web.limits import ReadPool
-from arena.web.live import LADDER, LiveHub, public_abort_reason
+from arena.live import LADDER, LiveHub, public_abort_reason
 from arena.web.bot_figures import bot_line, fault_fields, fault_totals, latency_summary
 from arena.web.scopes import ALL, GameTable, ScopeCache, ScopeTable
 

@@ -46,7 +46,7 @@ from arena.tournament.standings import (
     seat_figures,
 )
 from arena.web.entrants import as_entrants
-from arena.web.live import LADDER
+from arena.live import LADDER
 
 log = structlog.get_logger(__name__)
 

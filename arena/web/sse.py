@@ -25,7 +25,7 @@ from aiohttp import web
 
 from arena.web.errors import ApiError, int_param
 from arena.web.keys import HUB, STOPPING, STREAMS
-from arena.web.live import MATCHES_CHANNEL, TOURNAMENTS_CHANNEL, HubFullError
+from arena.live import MATCHES_CHANNEL, TOURNAMENTS_CHANNEL, HubFullError
 
 routes = web.RouteTableDef()
 

@@ -21,7 +21,8 @@ from typing import Any, Mapping, Sequence
 
 import structlog
 
-from protocol.sdk.client import BotClient, BotError
+from protocol.sdk.client import BotClient
+from protocol.sdk.matches import BotError
 from protocol.sdk.strategy import Strategy
 
 DEFAULT_HOST = "127.0.0.1"

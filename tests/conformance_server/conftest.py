@@ -16,6 +16,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 
 import pytest
 
+from arena.app import Arena
 from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer, PlayerSpec
 from arena.storage.sqlite import SqliteStore
@@ -35,7 +36,7 @@ async def start_server(db: Path, **overrides: Any) -> tuple[ArenaServer, SqliteS
     values.update(overrides)
     config = ServerConfig(**values)
     store = SqliteStore(config.db)
-    server = ArenaServer(config, store)
+    server = Arena(config, store).server  # with the web app when http_port is set
     await server.start()
     return server, store
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import aiohttp
 
+from arena.app import http_port_of
 from tests.conformance_server.conftest import joined
 from tests.conformance_server.wire import JSONL
 
@@ -15,7 +16,7 @@ async def test_the_match_end_record_is_served_over_http(make_server):
     await bot.close()
     await server.writer.flush()
     async with aiohttp.ClientSession() as http:
-        url = f"http://127.0.0.1:{server.http_port}/api/matches/{end['match']}"
+        url = f"http://127.0.0.1:{http_port_of(server)}/api/matches/{end['match']}"
         async with http.get(url) as response:
             assert response.status == 200
             detail = await response.json()

@@ -16,7 +16,7 @@ from arena.hosting.ladder import Ladder, LadderSettings
 from arena.hosting.versions import BuildStatus, VersionStore
 from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer, PlayerSpec
-from arena.server.table import Limits
+from arena.server.table import TimeLimits
 from arena.storage.sqlite import SqliteStore
 from tests.hosting.conftest import needs_sandbox
 
@@ -42,7 +42,7 @@ class Arena:
                  store: SqliteStore) -> None:
         self.server, self.versions, self.hosted, self.store = server, versions, hosted, store
 
-    async def play(self, bot: str, limits: Limits | None = None) -> Any:
+    async def play(self, bot: str, limits: TimeLimits | None = None) -> Any:
         await self.hosted.start(bot)
         players = [PlayerSpec(bot)] + [PlayerSpec(f"house-random-{i}", house="random")
                                        for i in range(1, 5)]
@@ -145,7 +145,7 @@ run_bot(play)
 async def test_a_hostile_bot_is_contained_and_recorded_as_a_fault(arena: Arena) -> None:
     version = await submit_and_build(arena.versions, "hostile", HOSTILE.encode(), "bot.py")
     assert version.status is BuildStatus.READY
-    outcome = await arena.play("hostile", Limits(decision_ms=200, bank_ms=0))
+    outcome = await arena.play("hostile", TimeLimits(decision_ms=200, bank_ms=0))
     match = arena.store.get_match(outcome.match_id)
     faults = match.faults[match.players.index("hostile")]
     assert faults.timeouts >= 1 and faults.autopilot

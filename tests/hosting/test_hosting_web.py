@@ -11,6 +11,7 @@ from typing import AsyncIterator
 import aiohttp
 import pytest
 
+from arena.app import Arena, http_port_of
 from arena.auth import hash_token
 from arena.hosting.ladder import LadderSettings
 from arena.hosting.service import HostedService
@@ -34,14 +35,14 @@ async def site(tmp_path: Path) -> AsyncIterator[tuple[ArenaServer, HostedService
     store.add_bot("owner-bot", hash_token("secret-token"))
     store.add_bot("rival", hash_token("rival-token"))
     hosting = Hosting(VersionStore(tmp_path / "hosted"))
-    server = ArenaServer(ServerConfig(host="127.0.0.1", port=0, http_port=0, db=str(db),
-                                      house_wait_s=None, decision_ms=2000, bank_ms=1000),
-                         store, hosting=hosting)
+    server = Arena(ServerConfig(host="127.0.0.1", port=0, http_port=0, db=str(db),
+                                house_wait_s=None, decision_ms=2000, bank_ms=1000),
+                   store, hosting=hosting).server
     await server.start()
     service = HostedService(server, hosting.versions)
     await service.start()
     try:
-        yield server, service, f"http://127.0.0.1:{server.http_port}"
+        yield server, service, f"http://127.0.0.1:{http_port_of(server)}"
     finally:
         await service.stop()
         await server.stop()

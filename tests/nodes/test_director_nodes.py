@@ -11,7 +11,7 @@ import time
 import pytest
 
 from arena.server.config import ServerConfig
-from arena.server.server import ArenaServer
+from arena.app import Arena
 from arena.storage import open_store
 from arena.storage.base import MatchStatus, TournamentRecord, TournamentStatus
 from arena.tournament.config import parse_config
@@ -33,14 +33,15 @@ def _strategy(seed: int):
 @pytest.mark.timeout(90)
 async def test_slots_go_to_the_node_where_their_remote_bots_are(pg_url):
     stores = [open_store(pg_url, node=name) for name in ("node-1", "node-2")]
-    servers = [ArenaServer(ServerConfig(port=0, http_port=None, matchmaking=False, open=True,
-                                        run_tournaments=True), store) for store in stores]
+    arenas = [Arena(ServerConfig(port=0, http_port=None, matchmaking=False, open=True,
+                                 run_tournaments=True), store) for store in stores]
+    servers = [arena.server for arena in arenas]
     config = parse_config(CONFIG)
     stores[0].create_tournament(TournamentRecord(
         id="remote-cup", name=config.name, game=config.game, config=config.to_wire(),
         status=TournamentStatus.PENDING, created_at=time.time()), [])
-    for server in servers:
-        await server.start()
+    for arena in arenas:
+        await arena.start()
     on_node_2 = servers[1]
     bots = [BotClient("127.0.0.1", on_node_2.port, f"token-{name}", name, _strategy(i),
                       reconnect=False, threaded=False)
@@ -56,8 +57,8 @@ async def test_slots_go_to_the_node_where_their_remote_bots_are(pg_url):
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        for server in servers:
-            await server.stop()
+        for arena in arenas:
+            await arena.stop()
     try:
         assert_each_slot_once(stores[0], "remote-cup")
         finished = stores[0].finished_matches(tournament_id="remote-cup")

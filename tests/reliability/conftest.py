@@ -7,6 +7,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 
 import pytest
 
+from arena.app import Arena
 from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
 from arena.storage.sqlite import SqliteStore
@@ -29,7 +30,7 @@ async def arena(tmp_path) -> AsyncIterator[Callable[..., Awaitable[ArenaServer]]
         values.update(overrides)
         config = ServerConfig(**values)
         store = SqliteStore(config.db)
-        server = ArenaServer(config, store)
+        server = Arena(config, store).server  # with the web app when http_port is set
         await server.start()
         started.append((server, store))
         return server

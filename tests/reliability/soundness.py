@@ -26,6 +26,7 @@ import aiohttp
 
 from arena.web.entrants import as_entrants
 
+from arena.app import http_port_of
 from arena.auth import hash_token
 from arena.games.muushig.replay import replay_record
 from arena.server.server import ArenaServer
@@ -81,7 +82,7 @@ def replayed(server: ArenaServer, match: MatchRecord) -> MatchRecord:
 
 
 async def served_standings(server: ArenaServer) -> list[dict[str, Any]]:
-    url = f"http://127.0.0.1:{server.http_port}/api/standings?scope=ladder&limit=200"
+    url = f"http://127.0.0.1:{http_port_of(server)}/api/standings?scope=ladder&limit=200"
     async with aiohttp.ClientSession() as session, session.get(url) as response:
         assert response.status == 200, await response.text()
         return (await response.json())["standings"]

@@ -17,7 +17,7 @@ from arena.games import get_game
 from arena.games.base import DealInfo, IllegalActionError
 from protocol.deals import commitment
 from arena.server.seats import AutopilotReason, Seat, SeatKind
-from arena.server.session import Limits, MatchSession, SessionState
+from arena.server.session import TimeLimits, MatchSession, SessionState
 from protocol.codec import Decoder, Encoding
 
 MUUSHIG = get_game("muushig")
@@ -40,7 +40,7 @@ class Harness:
                            house=first_option, token_hash=f"h{i}") for i in range(n)]
         self.session = MatchSession(
             match_id="m1", game="test", engine=self.engine, seats=self.seats,
-            limits=Limits(decision_ms, bank_ms, timeouts),
+            limits=TimeLimits(decision_ms, bank_ms, timeouts),
             encodings=[JSONL if i < remote else None for i in range(n)], abandon_grace_s=grace)
         self.decoders = [Decoder.for_client(JSONL) for _ in range(n)]
         self.inbox: list[list[dict[str, Any]]] = [[] for _ in range(n)]

@@ -20,7 +20,7 @@ from arena.server import table as table_module
 from arena.server.connection import Identity
 from arena.server.lobby import Lobby
 from arena.server.seats import Seat, SeatKind
-from arena.server.table import Limits, Table
+from arena.server.table import TimeLimits, Table
 from arena.storage.base import MatchStatus
 from arena.storage.sqlite import SqliteStore
 from arena.storage.writer import StoreWriter
@@ -109,7 +109,7 @@ def make_table(writer: StoreWriter, conns: list[FakeConn], *, released: list | N
               for i in range(len(conns), SPEC.n_seats)]
     return Table(match_id=f"m-{random.random():.12f}", spec=SPEC,
                  engine=SPEC.new_match(None, random.Random(3), None), seats=seats,
-                 limits=Limits(decision_ms, bank_ms, timeouts), writer=writer,
+                 limits=TimeLimits(decision_ms, bank_ms, timeouts), writer=writer,
                  on_seat_released=(released.append if released is not None else None), **extra)
 
 

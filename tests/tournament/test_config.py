@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-from arena.tournament.config import ConfigError, Limits, load_config, parse_config
+from arena.tournament.config import ConfigError, TournamentLimits, load_config, parse_config
 from arena.tournament.plan import house_for, house_strategy, plan, scheduled_matches
 from arena.tournament.schedule import ScheduleKind
 
@@ -56,7 +56,7 @@ def test_a_full_file_is_read(tmp_path):
     config = load_config(write(tmp_path, FULL))
     assert config.name == "Spring cup" and config.game == "muushig" and config.seed == 7
     assert not config.duplicate and config.parallel == 3
-    assert config.limits == Limits(decision_ms=500, bank_ms=2000)
+    assert config.limits == TournamentLimits(decision_ms=500, bank_ms=2000)
     assert config.rules == {"last_two_forced": True}
     assert config.schedule.kind is ScheduleKind.BALANCED
     assert (config.schedule.max_tables, config.schedule.tables) == (10, 12)
@@ -84,7 +84,7 @@ def test_defaults(tmp_path):
     assert config.game == "muushig" and config.seed == 0 and config.duplicate
     assert config.parallel == 1 and config.rules == {}
     assert config.schedule.kind is ScheduleKind.AUTO and config.schedule.tables is None
-    assert config.limits == Limits()
+    assert config.limits == TournamentLimits()
 
 
 @pytest.mark.parametrize("snippet,key,words", [

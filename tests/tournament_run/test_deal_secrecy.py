@@ -10,7 +10,7 @@ from arena.storage.base import TournamentStatus
 from arena.storage.sqlite import SqliteStore
 from arena.metrics import Metrics
 from arena.web.app import make_app
-from arena.web.live import LiveHub
+from arena.live import LiveHub
 from protocol.deals import key_commitment
 from tests.tournament_run.helpers import all_decks, play, predicted_first_deck, sample_entrant, write_config
 
@@ -79,7 +79,7 @@ def test_duplicate_rotations_get_the_same_deck_for_the_same_round_and_hand(playe
 
 
 async def test_the_secret_passed_back_replays_the_exact_decks(played, tmp_path):
-    from arena.tournament.keys import DealKeyring
+    from arena.storage.deal_keys import DealKeyring
 
     first, tid = copy_of(played, tmp_path)
     key = DealKeyring.for_store(first).load(tid)
@@ -95,7 +95,7 @@ async def test_the_secret_passed_back_replays_the_exact_decks(played, tmp_path):
 
 async def test_the_commitment_is_published_and_the_key_never_served_while_running(played, tmp_path):
     store, tid = copy_of(played, tmp_path)
-    from arena.tournament.keys import DealKeyring
+    from arena.storage.deal_keys import DealKeyring
 
     key = DealKeyring.for_store(store).load(tid)
     assert key is not None

@@ -10,7 +10,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from arena.metrics import Metrics
 from arena.storage.sqlite import SqliteStore
 from arena.web.app import make_app
-from arena.web.live import LiveHub
+from arena.live import LiveHub
 
 ADMIN = "admin-secret-token"
 

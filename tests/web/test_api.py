@@ -11,7 +11,7 @@ from aiohttp.test_utils import TestClient
 from arena.auth import hash_token
 from arena.storage.base import ScheduledMatch, TournamentRecord, TournamentStatus
 from arena.storage.sqlite import SqliteStore
-from arena.web.live import LiveHub
+from arena.live import LiveHub
 
 from .conftest import ADMIN
 from .helpers import CARDS, HIDDEN_FIELDS, PLAYERS, finish_in_store, make_match, start_in_store

@@ -14,7 +14,7 @@ from arena.metrics import Metrics
 from arena.storage.base import SeatFaults
 from arena.storage.sqlite import SqliteStore
 from arena.web.app import make_app
-from arena.web.live import LiveHub
+from arena.live import LiveHub
 
 from .helpers import finish_in_store, make_match, start_in_store
 

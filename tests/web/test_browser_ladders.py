@@ -12,7 +12,7 @@ from aiohttp.test_utils import TestServer
 from arena.metrics import Metrics
 from arena.storage.sqlite import SqliteStore
 from arena.web.app import make_app
-from arena.web.live import LiveHub
+from arena.live import LiveHub
 
 from .test_browser import CHROMIUM, page  # noqa: F401 (the browser tab fixture)
 from .test_two_games import store_both_games

@@ -15,7 +15,7 @@ from aiohttp.test_utils import TestServer
 from arena.metrics import Metrics
 from arena.storage.sqlite import SqliteStore
 from arena.web.app import make_app
-from arena.web.live import LiveHub
+from arena.live import LiveHub
 
 from .helpers import HandMadeMatch, finish_in_store, make_match
 from .test_browser import ARGS, CHROMIUM, WAIT_MS

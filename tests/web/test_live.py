@@ -9,7 +9,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from arena.metrics import MAX_ERROR_CODES, Metrics
-from arena.web.live import HubFullError, LiveHub
+from arena.live import HubFullError, LiveHub
 
 TIMEOUT = 5.0
 

@@ -9,7 +9,7 @@ from aiohttp.test_utils import TestClient
 
 from arena.storage.base import TournamentRecord, TournamentStatus
 from arena.storage.sqlite import SqliteStore
-from arena.web.live import LiveHub
+from arena.live import LiveHub
 from arena.web.render import rating_chart
 
 from .helpers import finish_in_store, make_match

@@ -7,7 +7,7 @@ import re
 
 from aiohttp.test_utils import TestClient
 
-from arena.web.live import LiveHub
+from arena.live import LiveHub
 from arena.web.render import rating_text, standings_table
 from arena.storage.sqlite import SqliteStore
 

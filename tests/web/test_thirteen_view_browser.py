@@ -16,7 +16,7 @@ from arena.metrics import Metrics
 from arena.storage.base import SeatFaults
 from arena.storage.sqlite import SqliteStore
 from arena.web.app import make_app
-from arena.web.live import LiveHub
+from arena.live import LiveHub
 
 from . import helpers
 from .helpers_thirteen import ThirteenMatch, finish_in_store, play_match, start_in_store

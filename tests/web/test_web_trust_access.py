@@ -17,7 +17,7 @@ from arena.storage.sqlite import SqliteStore
 from arena.web.app import make_app
 from arena.web.keys import RegistrationMode, WebLimits, admin_token_from
 from arena.web.limits import RateLimiter
-from arena.web.live import LiveHub
+from arena.live import LiveHub
 
 from .conftest import ADMIN
 
@@ -170,7 +170,7 @@ def test_an_unreadable_or_empty_token_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_arena_serve_reads_the_token_and_mode(tmp_path: Path, monkeypatch) -> None:
-    from arena import cli
+    from arena import app, cli
 
     seen = {}
 
@@ -178,7 +178,7 @@ def test_arena_serve_reads_the_token_and_mode(tmp_path: Path, monkeypatch) -> No
         seen["config"] = config
         return 0
 
-    monkeypatch.setattr(cli, "_serve", fake_serve)
+    monkeypatch.setattr(app, "serve", fake_serve)
     monkeypatch.setenv("ARENA_ADMIN_TOKEN", "env-token")
     assert cli.main(["serve", "--registration", "open", "--db", str(tmp_path / "a.db")]) == 0
     assert seen["config"].admin_token == "env-token"

@@ -24,7 +24,7 @@ from arena.tournament.config import parse_config
 from arena.tournament.runner import tournament_id
 from arena.web.app import make_app
 from arena.web.keys import WebLimits
-from arena.web.live import LiveHub
+from arena.live import LiveHub
 
 from .conftest import ADMIN
 from .helpers import finish_in_store, make_match, start_in_store

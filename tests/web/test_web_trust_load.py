@@ -21,7 +21,7 @@ from arena.metrics import Metrics
 from arena.storage.sqlite import SqliteStore
 from arena.web.app import make_app
 from arena.web.keys import WebLimits
-from arena.web.live import LiveHub
+from arena.live import LiveHub
 
 from .helpers import PLAYERS, finish_in_store, make_match
 

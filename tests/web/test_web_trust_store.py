@@ -15,11 +15,11 @@ import structlog
 from aiohttp.test_utils import TestClient, TestServer
 
 from arena.metrics import Metrics
+from arena.app import Arena, http_port_of
 from arena.server.config import ServerConfig
-from arena.server.server import ArenaServer
 from arena.storage.sqlite import SqliteStore
 from arena.web.app import make_app
-from arena.web.live import LiveHub
+from arena.live import LiveHub
 
 from .conftest import ADMIN
 
@@ -81,11 +81,12 @@ async def test_the_server_stops_cleanly_after_store_failures(tmp_path: Path) -> 
     store = SqliteStore(tmp_path / "arena.db")
     config = ServerConfig(port=0, http_port=0, db=str(tmp_path / "arena.db"),
                           admin_token=ADMIN, house_wait_s=None)
-    server = ArenaServer(config, store)
-    await server.start()
+    arena = Arena(config, store)
+    server = arena.server
+    await arena.start()
     try:
         fail_writes(store)
-        base = f"http://127.0.0.1:{server.http_port}"
+        base = f"http://127.0.0.1:{http_port_of(server)}"
         async with aiohttp.ClientSession() as http:
             async with http.post(f"{base}/api/bots", json={"name": "x"},
                                  headers=ADMIN_HEADERS) as response:

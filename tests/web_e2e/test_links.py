@@ -11,6 +11,7 @@ from urllib.parse import urldefrag, urlsplit
 
 import pytest
 
+from arena.app import Arena, http_port_of
 from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
 from arena.storage.base import TournamentStatus
@@ -36,13 +37,13 @@ run_bot(play)
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[ArenaServer]:
     store = SqliteStore(tmp_path / "arena.db")
-    srv = ArenaServer(ServerConfig(port=0, http_port=0, db=str(tmp_path / "arena.db"),
+    arena = Arena(ServerConfig(port=0, http_port=0, db=str(tmp_path / "arena.db"),
                                    matchmaking=False, admin_token="admin-token"), store)
-    await srv.start()
+    await arena.start()
     try:
-        yield srv
+        yield arena.server
     finally:
-        await srv.stop()
+        await arena.stop()
         store.close()
 
 
@@ -69,7 +70,7 @@ async def test_every_link_after_a_real_tournament_works(server: ArenaServer,
     assert await TournamentRunner(server, config, record).run()
     assert server.store.get_tournament(record.id).status is TournamentStatus.FINISHED
 
-    base = f"http://127.0.0.1:{server.http_port}"
+    base = f"http://127.0.0.1:{http_port_of(server)}"
     broken: list[str] = []
     seen: set[str] = set()
     queue = ["/", f"/tournaments/{record.id}"]

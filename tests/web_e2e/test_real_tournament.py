@@ -11,6 +11,7 @@ import aiohttp
 import pytest
 
 from arena.auth import hash_token
+from arena.app import Arena, http_port_of
 from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
 from arena.storage.base import MatchStatus, TournamentStatus
@@ -48,14 +49,14 @@ async def next_live_match(server: ArenaServer) -> str:
 @pytest.fixture
 async def server(tmp_path) -> AsyncIterator[ArenaServer]:
     store = SqliteStore(tmp_path / "arena.db")
-    srv = ArenaServer(ServerConfig(port=0, http_port=0, db=str(tmp_path / "arena.db"),
+    arena = Arena(ServerConfig(port=0, http_port=0, db=str(tmp_path / "arena.db"),
                                    matchmaking=False, admin_token="admin-token",
                                    run_tournaments=True), store)
-    await srv.start()
+    await arena.start()
     try:
-        yield srv
+        yield arena.server
     finally:
-        await srv.stop()
+        await arena.stop()
         store.close()
 
 
@@ -73,7 +74,7 @@ async def test_pages_follow_a_real_tournament(server: ArenaServer, tmp_path: Pat
                   for n in ("north", "south")))
     config = load_config(config_path)
     record, _ = create_or_load(server.store, config)
-    base = f"http://127.0.0.1:{server.http_port}"
+    base = f"http://127.0.0.1:{http_port_of(server)}"
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
@@ -136,7 +137,7 @@ async def test_pages_follow_a_real_tournament(server: ArenaServer, tmp_path: Pat
 
 
 async def test_a_tournament_created_over_http_is_played_by_the_server(server: ArenaServer) -> None:
-    base = f"http://127.0.0.1:{server.http_port}"
+    base = f"http://127.0.0.1:{http_port_of(server)}"
     tokens = {}
     async with aiohttp.ClientSession() as http:
         for name in ("east", "west"):

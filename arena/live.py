@@ -34,7 +34,7 @@ from typing import Any
 
 import structlog
 
-from arena.storage.writer import encode_record
+from arena.records import encode_record
 
 log = structlog.get_logger(__name__)
 

@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from arena.storage.base import StorageError
 from protocol.deals import DealKeyError, key_commitment, new_deal_key, parse_deal_key
 
 KEYS_DIR = "deal-keys"
@@ -27,7 +28,7 @@ LADDER_TABLE = "ladder"  # the table name ladder matches' decks are derived unde
 LADDER_FILE = "ladder.jsonl"
 
 
-class KeyringError(Exception):
+class KeyringError(StorageError):
     """A stored key is missing or does not match its commitment."""
 
 

@@ -1,0 +1,178 @@
+"""The application composed in one place: store, live hub, bot server, web
+app, tournament director and hosted bots, run side by side.
+
+Layer: the top (with the CLI). The server below knows nothing of HTTP,
+tournaments or hosting; here they are built and attached to it as
+:class:`~arena.server.server.Service` s, which the server starts once its
+bot port listens and stops before it flushes storage::
+
+    async with Arena(config, store) as arena:
+        arena.server.port, arena.http_port
+
+``config.http_port`` None means no web app; ``config.run_tournaments`` runs
+the director (tournaments created over HTTP); ``hosting`` (the hosted bots'
+versions) gives the web its hosting pages, and ``hosted_service`` settings
+start the sandboxes and their ladder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from typing import Any
+
+from aiohttp import web
+
+from arena.live import LiveHub
+from arena.metrics import Metrics
+from arena.server.config import ServerConfig
+from arena.server.server import ArenaServer
+from arena.storage.base import Store
+
+
+class WebService:
+    """The HTTP app on ``config.http_port`` (0: a free port), beside the bots'."""
+
+    def __init__(self, hosting: Any = None) -> None:
+        self.hosting = hosting
+        self.port: int | None = None
+        self._runner: web.AppRunner | None = None
+
+    async def start(self, server: ArenaServer) -> None:
+        from arena.web.app import make_app
+
+        cfg = server.config
+        app = make_app(server.store, hub=server.hub, metrics=server.metrics,
+                       admin_token=cfg.admin_token, registration=cfg.registration,
+                       writer=server.writer,
+                       server_info={"server": cfg.server_name, "game": server.spec.name,
+                                    "bot_port": server.port, "open": cfg.open},
+                       hosting=self.hosting)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, cfg.host, cfg.http_port)
+        await site.start()
+        self.port = self._runner.addresses[0][1]
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+
+class DirectorService:
+    """Plays the tournaments organisers create over HTTP (``arena serve``)."""
+
+    def __init__(self) -> None:
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self, server: ArenaServer) -> None:
+        from arena.tournament.director import TournamentDirector
+
+        self._task = asyncio.get_running_loop().create_task(TournamentDirector(server).run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.wait([self._task], timeout=5)
+            self._task = None
+
+
+def http_port_of(server: ArenaServer) -> int | None:
+    """The port of the web app started with ``server``, if any."""
+    for service in server.services:
+        if isinstance(service, WebService):
+            return service.port
+    return None
+
+
+class Arena:
+    """One arena process: the bot server with the services its config asks for.
+
+    ``hosted_ladder`` (a ``LadderSettings``) or ``hosted=True`` with
+    ``hosting`` also starts the hosted bots (``arena.hosting.service``)
+    after the server and stops them before it, so no sandbox outlives it.
+    """
+
+    def __init__(self, config: ServerConfig, store: Store, *, hosting: Any = None,
+                 hosted: bool = False, hosted_ladder: Any = None,
+                 hub: LiveHub | None = None, metrics: Metrics | None = None) -> None:
+        self.config = config
+        self.store = store
+        self.hosting = hosting
+        self.web = WebService(hosting) if config.http_port is not None else None
+        services: list[Any] = [self.web] if self.web is not None else []
+        if config.run_tournaments:
+            services.append(DirectorService())
+        self.server = ArenaServer(config, store, hub=hub, metrics=metrics, services=services)
+        self._hosted = hosting is not None and (hosted or hosted_ladder is not None)
+        self._hosted_ladder = hosted_ladder
+        self.hosted_service: Any = None
+
+    @property
+    def port(self) -> int | None:
+        return self.server.port
+
+    @property
+    def http_port(self) -> int | None:
+        return self.web.port if self.web is not None else None
+
+    async def start(self) -> None:
+        await self.server.start()
+        if self._hosted:
+            from arena.hosting.service import HostedService
+
+            self.hosted_service = HostedService(self.server, self.hosting.versions,
+                                                ladder=self._hosted_ladder)
+            try:
+                await self.hosted_service.start()
+            except BaseException:
+                await self.server.stop()
+                raise
+
+    async def stop(self) -> None:
+        if self.hosted_service is not None:
+            await self.hosted_service.stop()
+        await self.server.stop()
+
+    async def __aenter__(self) -> "Arena":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+
+async def serve(config: ServerConfig, *, hosted: bool = False, ladder_interval: float = 2.0,
+                ladder_tables: int = 2) -> int:
+    """``arena serve``: run the arena on ``config.db`` until SIGTERM or SIGINT."""
+    from arena.storage import open_store
+
+    store = open_store(config.db)
+    hosting = ladder = None
+    if hosted:
+        from arena.hosting.ladder import LadderSettings
+        from arena.hosting.service import hosting_root
+        from arena.hosting.versions import VersionStore
+        from arena.web.hosting_api import Hosting
+
+        hosting = Hosting(VersionStore(hosting_root(config.db)))
+        ladder = LadderSettings(interval_s=ladder_interval, max_tables=ladder_tables)
+    from arena.tournament.command import start_bridge  # live events of the other nodes
+
+    hub, bridge = await start_bridge(config.db, store.node)
+    arena = Arena(config, store, hosting=hosting, hosted_ladder=ladder, hub=hub)
+    await arena.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    print(f"arena: bots connect to {config.host}:{arena.port}"
+          + (f", web on http://{config.host}:{arena.http_port}/" if arena.http_port else ""),
+          flush=True)
+    await stop.wait()
+    await arena.stop()
+    if bridge is not None:
+        await bridge.stop()
+    store.close()
+    return 0
