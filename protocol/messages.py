@@ -64,6 +64,14 @@ class _Fields:
             raise self._fail(name, f"an integer >= {minimum}", value)
         return value
 
+    def boolean(self, name: str, *, optional: bool = False) -> Any:
+        value = self._data.get(name, _MISSING)
+        if optional and value in (_MISSING, None):
+            return None
+        if not isinstance(value, bool):
+            raise self._fail(name, "true or false", value)
+        return value
+
     def string(self, name: str, *, optional: bool = False) -> Any:
         value = self._data.get(name, _MISSING)
         if optional and value in (_MISSING, None):
@@ -111,7 +119,8 @@ class Hello:
     """Bot → server, first message: ``protocol``, ``token``, optional ``name``
     and ``game`` (the game the bot wants to play; absent: the server's first),
     ``max_matches`` (leave after that many matches: the server sends ``bye``
-    after the last one's ``match_end`` instead of seating it again)."""
+    after the last one's ``match_end`` instead of seating it again) and
+    ``ladder`` (true: the hosted-bot ladder may seat it with hosted bots)."""
 
     type: ClassVar[str] = "hello"
     protocol: int
@@ -119,6 +128,7 @@ class Hello:
     name: str | None = None
     game: str | None = None
     max_matches: int | None = None
+    ladder: bool = False
 
     def to_wire(self) -> Wire:
         wire: Wire = {"type": "hello", "protocol": self.protocol, "token": self.token}
@@ -128,6 +138,8 @@ class Hello:
             wire["game"] = self.game
         if self.max_matches is not None:
             wire["max_matches"] = self.max_matches
+        if self.ladder:
+            wire["ladder"] = True
         return wire
 
     @classmethod
@@ -136,7 +148,8 @@ class Hello:
         return cls(protocol=f.integer("protocol"), token=f.string("token"),
                    name=f.string("name", optional=True),
                    game=f.string("game", optional=True),
-                   max_matches=f.integer("max_matches", minimum=1, optional=True))
+                   max_matches=f.integer("max_matches", minimum=1, optional=True),
+                   ladder=f.boolean("ladder", optional=True) or False)
 
 
 @dataclass(frozen=True, slots=True)

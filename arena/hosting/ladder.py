@@ -4,7 +4,8 @@ Every ``interval_s`` the ladder starts a match if fewer than
 ``max_tables`` of its own are running. Who plays (:func:`choose_table`, pure):
 
 1. the *anchor* is the bot most in need of a game — a version still in its
-   placement matches first, then the one that played least recently;
+   placement matches first, then the one that played least recently; remote
+   bots whose hello said ``"ladder": true`` take part like hosted ones;
 2. the other seats go to the bots whose ratings are closest to the anchor's,
    a bot that played a lot recently weighing as if it were further away, with
    a little noise so the same five do not meet forever;
@@ -107,6 +108,14 @@ class Ladder:
             last = max((t for t, names in self._recent if version.bot in names), default=0.0)
             found.append(LadderEntrant(version.bot, version.game, mu, sigma,
                                        len(version.matches), last))
+        hosted = {e.name for e in found} | self.playing
+        for name, game in self.server.ladder_bots():  # remote bots that opted in
+            if name in hosted:
+                continue
+            mu, sigma = ratings.get((game, name), (25.0, 25.0 / 3))
+            last = max((t for t, names in self._recent if name in names), default=0.0)
+            # Remote bots need no placement: they are rated on the lobby's ladder.
+            found.append(LadderEntrant(name, game, mu, sigma, 1 << 30, last))
         return found
 
     def _recent_counts(self, window_s: float = 600.0) -> dict[str, int]:
@@ -161,9 +170,11 @@ class Ladder:
         players += [PlayerSpec(f"house-{kind}-{i + 1}", house=kind) for i in range(seats - len(names))]
         self.rng.shuffle(players)
         match_id: str | None = None
+        hosted = {v.bot for v in self.hosted.ready_bots()}
         try:
             for name in names:
-                await self.hosted.start(name)
+                if name in hosted:  # remote bots that opted in are connected already
+                    await self.hosted.start(name)
             outcome = await self.server.play_match(players, game=game,
                                                    claim_timeout_s=self.settings.claim_timeout_s)
             match_id = outcome.match_id

@@ -109,6 +109,7 @@ class BotConnection(asyncio.Protocol):
         self.counted_address: str | None = None
         self.counted_token: str | None = None
         self.max_matches: int | None = None  # from hello: leave after this many
+        self.ladder = False  # from hello: open to the hosted-bot ladder
         self.matches_seated = 0
         self.idle_since: float | None = None  # set by the host while nobody wants it
         self._linger_s = linger_s
@@ -390,6 +391,7 @@ class BotConnection(asyncio.Protocol):
             return
         self.identity = identity
         self.max_matches = hello.max_matches
+        self.ladder = hello.ladder  # the hosted ladder may seat it
         if self._hello_timer is not None:
             self._hello_timer.cancel()
         self.log = self.log.bind(bot=self.identity.bot)

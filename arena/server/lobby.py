@@ -69,6 +69,11 @@ class Lobby:
     def idle_bots(self) -> list[str]:
         return [conn.bot or "?" for conn in self._idle.values()]
 
+    def ladder_bots(self) -> list[tuple[str, str]]:
+        """(bot, game) of the idle connections whose hello opted in to the ladder."""
+        return [(conn.bot, self.game_of(conn)) for conn in self._candidates()
+                if conn.ladder and conn.bot is not None]
+
     def add(self, conn: "BotConnection") -> None:
         if conn.closed or conn.id in self._idle:
             return

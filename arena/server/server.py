@@ -470,6 +470,10 @@ class ArenaServer:
     def idle_bots(self) -> list[str]:
         return self.lobby.idle_bots()
 
+    def ladder_bots(self) -> list[tuple[str, str]]:
+        """(bot, game) of connected bots that opted in to the hosted ladder."""
+        return self.lobby.ladder_bots()
+
     def playing_match_ids(self) -> set[str]:
         """The matches this server's tables are playing now."""
         return set(self.tables)

@@ -106,6 +106,7 @@ class BotClient:
         on_event: Hook | None = None,
         on_match_end: Hook | None = None,
         max_matches: int | None = None,
+        ladder: bool = False,
         reconnect: bool = True,
         max_reconnect_attempts: int = 10,
         backoff_initial_s: float = 0.1,
@@ -125,6 +126,7 @@ class BotClient:
         self.on_event = on_event
         self.on_match_end = on_match_end
         self.max_matches = max_matches
+        self.ladder = ladder  # hello.ladder: the hosted ladder may seat this bot
         self.reconnect = reconnect
         self.max_reconnect_attempts = max_reconnect_attempts
         self.backoff_initial_s = backoff_initial_s
@@ -215,7 +217,7 @@ class BotClient:
             # The server then never seats this connection for one match too many.
             left = None if self.max_matches is None else max(1, self.max_matches - self.matches_played)
             await conn.send(Hello(PROTOCOL_VERSION, self.token, self.name, self.game,
-                                  max_matches=left).to_wire())
+                                  max_matches=left, ladder=self.ladder).to_wire())
             async with asyncio.timeout(self.handshake_timeout_s):
                 welcome = await self._handshake(conn)
             if welcome is None:

@@ -202,3 +202,39 @@ async def test_a_hosted_bot_of_the_second_game_plays_its_own_ladder_table(arena:
         games[match.game] = match.players
     assert "arranger" in games["thirteen"] and len(games["thirteen"]) == 4
     assert "tricks" in games["muushig"] and len(games["muushig"]) == 5
+
+
+async def test_a_remote_bot_that_opted_in_joins_the_hosted_ladder(arena: Arena) -> None:
+    import asyncio
+    import random
+
+    from protocol.sdk import BotClient
+
+    data = (SAMPLES / "python_random" / "bot.py").read_bytes()
+    assert (await submit_and_build(arena.versions, "hosted-one", data, "bot.py")).status \
+        is BuildStatus.READY
+    rng = random.Random(3)
+    fan = BotClient("127.0.0.1", arena.server.port, arena.server.local_token("remote-fan"),
+                    "remote-fan", lambda phase, legal, state: rng.choice(legal),
+                    reconnect=False, threaded=False, ladder=True)
+    shy = BotClient("127.0.0.1", arena.server.port, arena.server.local_token("remote-shy"),
+                    "remote-shy", lambda phase, legal, state: rng.choice(legal),
+                    reconnect=False, threaded=False)
+    tasks = [asyncio.create_task(bot.run()) for bot in (fan, shy)]
+    try:
+        for _ in range(100):
+            if {"remote-fan", "remote-shy"} <= set(arena.server.idle_bots()):
+                break
+            await asyncio.sleep(0.05)
+        assert arena.server.ladder_bots() == [("remote-fan", "muushig")]
+        ladder = Ladder(arena.server, arena.hosted,
+                        settings=LadderSettings(interval_s=0.05, max_tables=1, claim_timeout_s=15))
+        task = ladder.start_one()
+        assert task is not None
+        match = arena.store.get_match(await task)
+        assert {"hosted-one", "remote-fan"} <= set(match.players)
+        assert "remote-shy" not in match.players  # only bots that said "ladder": true
+    finally:
+        for bot in (fan, shy):
+            await bot.stop()
+        await asyncio.gather(*tasks, return_exceptions=True)
