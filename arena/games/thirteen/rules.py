@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from arena.games.base import RuleConfigError
+from arena.games.rule_options import check_choice, check_int, merged_options
 
 MAX_DEALS = 1000
 
@@ -37,30 +37,12 @@ class ThirteenRules:
     def from_dict(cls, rules: Mapping[str, Any] | None) -> "ThirteenRules":
         if rules is None:
             return cls()
-        if not isinstance(rules, Mapping):
-            raise RuleConfigError(f"rules must be a mapping of option names to values, not {type(rules).__name__}")
-        known = cls.__dataclass_fields__
-        unknown = sorted(str(k) for k in rules if k not in known)
-        if unknown:
-            raise RuleConfigError(
-                f"unknown thirteen rule option(s) {', '.join(unknown)}; known options: {', '.join(sorted(known))}"
-            )
-        values = {**asdict(cls()), **rules}
-        _check_int(values, "deals", 1, MAX_DEALS)
-        _check_int(values, "players", 2, 4)
+        values = merged_options(cls(), rules, "thirteen")
+        check_int(values, "deals", 1, MAX_DEALS)
+        check_int(values, "players", 2, 4)
         for key, allowed in _CHOICES.items():
-            v = values[key]
-            # bool is an int: True must not pass for the bonus 1
-            if isinstance(v, bool) or v not in allowed:
-                shown = " or ".join(repr(a) for a in allowed)
-                raise RuleConfigError(f"rule option {key} must be {shown}, not {v!r}")
+            check_choice(values, key, allowed)
         return cls(**values)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def _check_int(values: dict[str, Any], key: str, low: int, high: int) -> None:
-    v = values[key]
-    if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
-        raise RuleConfigError(f"rule option {key} must be an integer from {low} to {high}, not {v!r}")
