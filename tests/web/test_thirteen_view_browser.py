@@ -6,21 +6,17 @@ showdown; and the Muushig page still drawing the Muushig table."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
-from aiohttp.test_utils import TestServer
 
-from arena.metrics import Metrics
 from arena.storage.base import SeatFaults
 from arena.storage.sqlite import SqliteStore
-from arena.web.app import make_app
 from arena.live import LiveHub
 
 from . import helpers
 from .helpers_thirteen import ThirteenMatch, finish_in_store, play_match, start_in_store
-from .test_browser import ARGS, CHROMIUM, WAIT_MS, cards_on_page
+from .browser_module import base_url, browser, page  # noqa: F401 (fixtures)
+from .test_browser import CHROMIUM, cards_on_page
 
 pytestmark = [
     pytest.mark.skipif(CHROMIUM is None,
@@ -30,42 +26,6 @@ pytestmark = [
 
 # One engine-played match for the module (arranging is most of its time).
 MATCH = play_match("t13", deals=3, foul=(1, 2))
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as p:
-        launched = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield launched
-        finally:
-            await launched.close()
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def base_url(store: SqliteStore, hub: LiveHub) -> AsyncIterator[str]:
-    server = TestServer(make_app(store, hub=hub, metrics=Metrics()), host="127.0.0.1")
-    await server.start_server()
-    try:
-        yield str(server.make_url("/")).rstrip("/")
-    finally:
-        await server.close()
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def page(browser) -> AsyncIterator:
-    context = await browser.new_context()
-    try:
-        tab = await context.new_page()
-        errors: list[str] = []
-        tab.on("pageerror", lambda e: errors.append(str(e)))
-        tab.set_default_timeout(WAIT_MS)
-        yield tab
-        assert errors == [], errors
-    finally:
-        await context.close()
 
 
 async def open_finished(page, base_url: str, store: SqliteStore) -> ThirteenMatch:
