@@ -35,3 +35,36 @@ LATENCY = [[1.5, 2.0], [3.0], [], [4.0], [5.0, 6.0]]
 def finish_kwargs(finished_at: float = 1100.0) -> dict:
     return {"result": RESULT, "reveal": REVEAL, "faults": FAULTS, "latency_ms": LATENCY,
             "finished_at": finished_at}
+
+
+def read_while_writing(store, match_id: str = "m1", readers: int = 4) -> list[int]:
+    """Write 300 events in batches while ``readers`` threads read the log;
+    every read must be a whole prefix (never a torn log). Returns the
+    lengths the readers saw."""
+    import threading
+
+    store.create_match(match(match_id))
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    seen: list[int] = []
+
+    def reader() -> None:
+        try:
+            while not stop.is_set():
+                got = store.get_events(match_id)
+                assert [e.seq for e in got] == list(range(len(got)))
+                seen.append(len(got))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=reader) for _ in range(readers)]
+    for t in threads:
+        t.start()
+    for i in range(0, 300, 10):
+        store.append_events(match_id, events(i, 10))
+    stop.set()
+    for t in threads:
+        t.join(timeout=10)
+    assert not errors and seen
+    assert len(store.get_events(match_id)) == 300
+    return seen

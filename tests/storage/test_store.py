@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 
 import pytest
 
@@ -18,7 +17,7 @@ from arena.storage.base import (
 )
 from arena.storage.schema import SCHEMA_VERSION
 
-from .helpers import FAULTS, LATENCY, RESULT, REVEAL, events, finish_kwargs, match
+from .helpers import FAULTS, LATENCY, RESULT, REVEAL, events, finish_kwargs, match, read_while_writing
 
 
 # -- opening, schema -----------------------------------------------------------
@@ -313,30 +312,7 @@ def test_tournament_errors(store):
 # -- threads -------------------------------------------------------------------
 
 def test_readers_on_other_threads_see_committed_writes_while_a_writer_runs(store):
-    store.create_match(match("m1"))
-    stop = threading.Event()
-    errors: list[BaseException] = []
-    seen: list[int] = []
-
-    def reader():
-        try:
-            while not stop.is_set():
-                got = store.get_events("m1")
-                assert [e.seq for e in got] == list(range(len(got)))  # never a torn log
-                seen.append(len(got))
-        except BaseException as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=reader) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for i in range(0, 300, 10):
-        store.append_events("m1", events(i, 10))
-    stop.set()
-    for t in threads:
-        t.join(timeout=10)
-    assert not errors and seen
-    assert len(store.get_events("m1")) == 300
+    read_while_writing(store)
 
 
 def test_an_event_that_is_not_json_is_refused_clearly(store):
