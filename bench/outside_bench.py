@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -46,6 +47,8 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
+from contextlib import closing
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -56,8 +59,9 @@ from proctree import RssPeak, tree_cpu_s, tree_rss_bytes  # noqa: E402
 HERE = Path(__file__).resolve().parent
 SEATS = 5
 # Runs `arena serve` of whatever tree PYTHONPATH names, on this interpreter,
-# so base and new differ only in their code.
-_ARENA = "import sys; from arena.cli import main; sys.exit(main(sys.argv[1:]))"
+# so base and new differ only in their code. -P: the working directory is
+# not put first on the path (it may be a checkout too).
+_ARENA = ["-P", "-c", "import sys; from arena.cli import main; sys.exit(main(sys.argv[1:]))"]
 
 
 class BenchError(RuntimeError):
@@ -77,7 +81,8 @@ class ArenaFigures:
     tables: int
     connections: int
     workers: int | None
-    decisions: int
+    decisions: int  # the server's /metrics count, else answers + timeouts in the store
+    answered: int  # answers in the store (one latency each)
     matches_finished: int
     matches_aborted: int
     server_cpu_s: float
@@ -110,9 +115,16 @@ def child_env(code: Path) -> dict[str, str]:
 
 
 def serve_has_workers(code: Path) -> bool:
-    out = subprocess.run([sys.executable, "-c", _ARENA, "serve", "--help"], env=child_env(code),
+    out = subprocess.run([sys.executable, *_ARENA, "serve", "--help"], env=child_env(code),
                          capture_output=True, text=True, check=True).stdout
     return "--workers" in out
+
+
+def arena_location(code: Path) -> Path:
+    """Where the server's ``arena`` package is imported from, given ``code``."""
+    out = subprocess.run([sys.executable, "-P", "-c", "import arena; print(arena.__file__)"],
+                         env=child_env(code), capture_output=True, text=True, check=True).stdout
+    return Path(out.strip()).resolve().parent.parent
 
 
 def wait_line(proc: subprocess.Popen[str], prefix: str, timeout_s: float) -> str:
@@ -171,7 +183,7 @@ def stop(proc: subprocess.Popen[str]) -> None:
 def _match_counts(db: Path) -> tuple[int, int] | None:
     """(finished, running) matches in the store, None if it cannot be read yet."""
     try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as conn:
+        with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)) as conn:
             rows = dict(conn.execute("SELECT status, count(*) FROM matches GROUP BY status"))
     except sqlite3.Error:
         return None
@@ -196,8 +208,22 @@ def settle(pid: int, db: Path, finished: int, timeout_s: float = 30.0) -> None:
         last = now
 
 
+def metrics_decisions(http_port: int) -> int | None:
+    """``arena_decisions_total`` from the server's /metrics (every decision it
+    settled, autopiloted seats' too), None if it does not answer."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/metrics", timeout=10) as reply:
+            text = reply.read().decode()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("arena_decisions_total "):
+            return int(float(line.split()[1]))
+    return None
+
+
 def store_figures(db: Path) -> dict[str, float]:
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
         rows = conn.execute("SELECT status, faults, latency_ms FROM matches").fetchall()
     latencies: list[float] = []
     timeouts = autopilot = finished = aborted = 0
@@ -218,10 +244,19 @@ def store_figures(db: Path) -> dict[str, float]:
             "p99_ms": latencies[min(n - 1, int(n * 0.99))] if n else 0.0}
 
 
+def ports_of(line: str) -> tuple[int, int | None]:
+    """(bots' port, web port or None) from arena serve's start-up line."""
+    bots = re.search(r"bots connect to [^\s,]*:(\d+)", line)
+    if bots is None:
+        raise BenchError(f"no port in arena serve's start-up line {line!r}")
+    web = re.search(r"web on http://[^\s,/]*:(\d+)", line)
+    return int(bots.group(1)), int(web.group(1)) if web else None
+
+
 def measure_arena(code: Path, tables: int, matches: int, workers: int | None,
                   log_level: str, tmp: Path) -> ArenaFigures:
     db = tmp / "outside.db"
-    command = [sys.executable, "-c", _ARENA, "serve", "--log-level", log_level, "--any-token",
+    command = [sys.executable, *_ARENA, "serve", "--log-level", log_level, "--any-token",
                "--port", "0", "--http-port", "0", "--db", str(db)]
     if workers is not None:
         command += ["--workers", str(workers)]
@@ -230,7 +265,7 @@ def measure_arena(code: Path, tables: int, matches: int, workers: int | None,
                                   stdout=subprocess.PIPE, stderr=log)
     try:
         line = wait_line(server, "arena: bots connect to", 60)
-        port = int(line.split("bots connect to ", 1)[1].split(",")[0].rsplit(":", 1)[1])
+        port, http_port = ports_of(line)
         time.sleep(0.3)  # background start-up work done
         rss0 = tree_rss_bytes(server.pid)
         peak = RssPeak(server.pid).start()
@@ -239,17 +274,22 @@ def measure_arena(code: Path, tables: int, matches: int, workers: int | None,
         settle(server.pid, db, finished=tables * matches)
         cpu = tree_cpu_s(server.pid) - cpu0
         rss = peak.stop() - rss0
+        counted = metrics_decisions(http_port) if http_port else None
     finally:
         stop(server)
     if server.returncode not in (0, -signal.SIGTERM):
         raise BenchError(f"arena serve exited with {server.returncode}; see its log: "
                          f"{(tmp / 'server.log').read_text()[-2000:]}")
     store = store_figures(db)
-    decisions = int(store["answered"] + store["timeouts"])
+    answered = int(store["answered"])
+    # The server's count holds the decisions of seats on autopilot too, which
+    # the store's latencies (one per answer) do not.
+    decisions = counted if counted is not None else answered + int(store["timeouts"])
     if decisions == 0:
         raise BenchError("no decisions in the store: did the bots get seated?")
     return ArenaFigures(
         tables=tables, connections=tables * SEATS, workers=workers, decisions=decisions,
+        answered=answered,
         matches_finished=int(store["finished"]), matches_aborted=int(store["aborted"]),
         server_cpu_s=cpu, server_us=cpu / decisions * 1e6, load_us=load.cpu_s / decisions * 1e6,
         rate=decisions / load.wall_s, p50_ms=store["p50_ms"], p99_ms=store["p99_ms"],
@@ -346,6 +386,10 @@ def print_table(fig: dict[str, object]) -> None:
     print(f"arena serve from {fig['code']}: {a['tables']} tables, {a['connections']} connections, "
           f"{a['matches_finished']} matches finished, {a['matches_aborted']} aborted, "
           f"workers {a['workers'] or '-'}; load average {fig['load_average']:.1f}")
+    if a["autopilot_seats"]:
+        print(f"note: {a['autopilot_seats']} seats of finished matches were on autopilot "
+              f"(bots seated again after their last match): {a['decisions'] - a['answered']:,} "
+              "decisions no bot answered")
     if fig.get("workers_note"):
         print(f"note: {fig['workers_note']}")
     print(f"{'figure':<54}{'target':>12}{'this run':>11}{'baseline':>11}{'ratio':>8}")
@@ -374,6 +418,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     args = parser.parse_args(argv)
     code = args.code.resolve()
+    if arena_location(code) != code:
+        raise SystemExit(f"{code} has no arena package: --code names a checkout of this project")
     workers, note = args.workers, None
     if workers is not None and not serve_has_workers(code):
         workers, note = None, f"arena serve in {code} has no --workers: measured as one process"
