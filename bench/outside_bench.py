@@ -353,7 +353,7 @@ def rows(fig: dict[str, object]) -> list[tuple[str, str, float | None, float | N
     """(figure, target, this run, baseline) for the printed table."""
     a, b = fig["arena"], fig["bare"]
     assert isinstance(a, dict) and isinstance(b, dict)
-    n = f"{a['tables']} tables / {a['connections']} connections"
+    n = f"{a['tables']} table{'s' if a['tables'] != 1 else ''} / {a['connections']} connections"
     out = [
         (f"server CPU µs per decision, {n}", "≤ 50", a["server_us"], b["server_us"]),
         ("turn latency p50 ms", "", a["p50_ms"], b["p50_ms"]),
@@ -383,7 +383,7 @@ def _cell(value: float | None) -> str:
 def print_table(fig: dict[str, object]) -> None:
     a = fig["arena"]
     assert isinstance(a, dict)
-    print(f"arena serve from {fig['code']}: {a['tables']} tables, {a['connections']} connections, "
+    print(f"arena serve from {fig['code']}: {a['tables']} table(s), {a['connections']} connections, "
           f"{a['matches_finished']} matches finished, {a['matches_aborted']} aborted, "
           f"workers {a['workers'] or '-'}; load average {fig['load_average']:.1f}")
     if a["autopilot_seats"]:
