@@ -199,6 +199,9 @@ class WorkerPool:
         except ChannelClosedError:
             return False
         state.handed += 1
+        entry = self.metrics.workers.get(state.index)
+        if entry is not None:  # counted here, not at the worker's next report
+            entry["handed"] = state.handed
         sock.close()
         return True
 
@@ -210,10 +213,15 @@ class WorkerPool:
         if kind == "live":
             self.live.deliver(message["p"])
         elif kind == "metrics":
-            self.metrics.worker_report(state.index, message.get("m", {}), {
-                "node": state.node, "pid": state.pid, "restarts": state.restarts,
-                "connections": message.get("connections"), "handed": state.handed})
+            self._report(state, message.get("m", {}), message.get("connections"))
         elif kind == "ready":
             state.ready = True
             state.ready_event.set()
+            self._report(state, {}, 0)  # listed in the health JSON from now on
             log.info("worker_ready", worker=state.index, pid=message.get("pid"))
+
+    def _report(self, state: WorkerState, snapshot: dict[str, Any],
+                connections: int | None) -> None:
+        self.metrics.worker_report(state.index, snapshot, {
+            "node": state.node, "pid": state.pid, "restarts": state.restarts,
+            "connections": connections, "handed": state.handed})

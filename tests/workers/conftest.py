@@ -1,0 +1,21 @@
+"""Fixtures of the worker tests: ``arena serve --workers N`` processes that
+are always stopped."""
+
+from __future__ import annotations
+
+import pytest
+
+from .served import Served
+
+
+@pytest.fixture
+def served(tmp_path):
+    started: list[Served] = []
+
+    def start(*args: str, workers: int = 2) -> Served:
+        started.append(Served(tmp_path / "arena.db", *args, workers=workers))
+        return started[-1]
+    yield start
+    for one in started:
+        if one.proc.poll() is None:
+            one.kill()
