@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from storage.conftest import pg_cluster, pg_url  # noqa: F401 - the shared fixtures
+
 from .served import Served
 
 
@@ -12,8 +14,10 @@ from .served import Served
 def served(tmp_path):
     started: list[Served] = []
 
-    def start(*args: str, workers: int = 2) -> Served:
-        started.append(Served(tmp_path / "arena.db", *args, workers=workers))
+    def start(*args: str, workers: int = 2, db: str | None = None,
+              node: str | None = None) -> Served:
+        started.append(Served(db or tmp_path / "arena.db", *args, workers=workers, node=node,
+                              log_path=tmp_path / f"serve-{len(started)}.log"))
         return started[-1]
     yield start
     for one in started:

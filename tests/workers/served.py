@@ -60,14 +60,18 @@ def process_alive(pid: int) -> bool:
 
 
 class Served:
-    def __init__(self, db: Path, *args: str, workers: int = 2) -> None:
+    def __init__(self, db: Path | str, *args: str, workers: int = 2, node: str | None = None,
+                 log_path: Path | None = None) -> None:
         self.db = db
-        self.log_path = db.with_suffix(".log")
+        self.log_path = log_path or Path(db).with_suffix(".log")
         self._log = self.log_path.open("wb")
+        env = {k: v for k, v in os.environ.items() if k != "ARENA_NODE"}
+        if node is not None:
+            env["ARENA_NODE"] = node
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "serve", "--workers", str(workers),
              "--port", "0", "--http-port", "0", "--db", str(db), *args],
-            stdout=subprocess.PIPE, stderr=self._log, start_new_session=True)
+            stdout=subprocess.PIPE, stderr=self._log, start_new_session=True, env=env)
         self.port, self.http_port = self._wait_ready(timeout_s=60)
 
     def _wait_ready(self, timeout_s: float) -> tuple[int, int]:
