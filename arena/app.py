@@ -178,7 +178,7 @@ async def serve(config: ServerConfig, *, hosted: bool = False, ladder_interval: 
                          metrics=metrics, bot_port=bot_port)
 
         arena = WorkersArena(config, store, workers, parents_arena, node_hub=hub,
-                             log_level=log_level)
+                             hosted_ladder=ladder is not None, log_level=log_level)
     else:
         arena = Arena(config, store, hosting=hosting, hosted_ladder=ladder, hub=hub)
     await arena.start()

@@ -64,15 +64,20 @@ class ParentBots:
     entrant), from the entrants it re-reads every ``refresh_s``."""
 
     def __init__(self, store: Store, server: ArenaServer, *, open_names: bool,
-                 refresh_s: float = 0.5) -> None:
+                 ladder: bool = False, refresh_s: float = 0.5,
+                 on_names: Callable[[set[str]], None] = lambda names: None) -> None:
         self.store = store
         self.server = server
         self.open_names = open_names
+        self.ladder = ladder  # the hosted ladder runs here: bots that opt in to it stay
         self.refresh_s = refresh_s
+        self.on_names = on_names  # told the names after every refresh that has some
         self.names: set[str] = set()
         self._task: asyncio.Task[None] | None = None
 
     def __call__(self, hello: dict[str, Any]) -> bool:
+        if self.ladder and hello.get("ladder") is True:
+            return True
         names = self.names | self.server.lobby.reserved
         if not names:
             return False
@@ -95,10 +100,14 @@ class ParentBots:
             self._task = None
 
     async def _refresh(self) -> None:
+        before = self.names
         try:
             self.names = await asyncio.to_thread(tournament_entrants, self.store)
         except StorageError as exc:
             log.warning("entrants_unreadable", error=str(exc))
+            return
+        if self.names or before:  # a bot that connected to a worker meanwhile is sent back
+            self.on_names(self.names)
 
     async def _refresh_often(self) -> None:
         while True:
@@ -117,7 +126,7 @@ class WorkersArena:
 
     def __init__(self, config: ServerConfig, store: Store, workers: int,
                  make_arena: ArenaFactory, *, node_hub: BridgedHub | None = None,
-                 log_level: str = "info") -> None:
+                 hosted_ladder: bool = False, log_level: str = "info") -> None:
         self.config = config
         self.store = store
         self.metrics = CombinedMetrics()
@@ -127,7 +136,8 @@ class WorkersArena:
         self.dispatcher = Dispatcher(config.host, config.port, backlog=config.listen_backlog,
                                      hello_timeout_s=config.hello_timeout_s,
                                      alive=self._alive, for_parent=self._for_parent,
-                                     to_worker=self._to_worker, to_parent=self._to_parent)
+                                     to_worker=self._to_worker, to_parent=self._to_parent,
+                                     open_names=config.open)
         public_port = self.dispatcher.bind()  # fails now if the port is taken
         own = dataclasses.replace(config, host="127.0.0.1", port=0)
         self.arena = make_arena(own, self.hub, self.metrics, public_port)
@@ -139,7 +149,10 @@ class WorkersArena:
         self.pool = WorkerPool(workers, worker_config, node_base=store.node,
                                metrics=self.metrics, live=self.live,
                                on_gone=self.bridge.node_gone, log_level=log_level)
-        self.parent_bots = ParentBots(store, self.arena.server, open_names=config.open)
+        self.parent_bots = ParentBots(
+            store, self.arena.server, open_names=config.open, ladder=hosted_ladder,
+            on_names=lambda names: self.pool.broadcast({"t": "reserve",
+                                                        "names": sorted(names)}))
 
     @property
     def port(self) -> int | None:

@@ -18,7 +18,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from arena.server.workers.dispatch import worker_for_token
+from arena.server.workers.dispatch import route_key, worker_for_key
 from protocol.sdk.client import BotClient
 
 # Short matches (3 hands), a lone bot waits little for house bots.
@@ -28,12 +28,14 @@ _READY = re.compile(r"bots connect to [\d.]+:(\d+), web on http://[\d.]+:(\d+)/"
 
 
 def tokens_for(position: int, count: int, workers: int = 2, prefix: str = "tok") -> list[str]:
-    """``count`` tokens whose connections go to the worker at ``position``."""
+    """``count`` tokens whose bots (named ``b-TOKEN``, open names: routed by
+    name) go to the worker at ``position``."""
     out: list[str] = []
     i = 0
     while len(out) < count:
         token = f"{prefix}-{i}"
-        if worker_for_token(token, workers) == position:
+        if worker_for_key(route_key({"token": token, "name": f"b-{token}"}, True),
+                          workers) == position:
             out.append(token)
         i += 1
     return out
@@ -130,8 +132,10 @@ class Bots:
     """SDK bots in this test's loop; what each saw end."""
 
     def __init__(self, port: int, tokens: list[str], *, delay_s: float = 0.0,
-                 max_matches: int | None = None, names: list[str] | None = None) -> None:
+                 max_matches: int | None = None, names: list[str] | None = None,
+                 reconnect: bool = False) -> None:
         self.port = port
+        self.reconnect = reconnect
         self.delay_s = delay_s
         self.max_matches = max_matches
         self.results: dict[str, dict] = {}  # match id -> result, as the bots were told
@@ -142,7 +146,8 @@ class Bots:
 
     def add(self, token: str, name: str) -> None:
         client = BotClient("127.0.0.1", self.port, token, name,
-                           random_strategy(len(self.clients), self.delay_s), reconnect=False,
+                           random_strategy(len(self.clients), self.delay_s),
+                           reconnect=self.reconnect,
                            threaded=False, max_matches=self.max_matches,
                            on_match_end=self._ended)
         self.clients.append(client)

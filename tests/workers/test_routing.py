@@ -9,7 +9,7 @@ import socket
 
 from arena.live_bridge import BridgedHub
 from arena.server.workers.channel import Channel, channel_pair
-from arena.server.workers.dispatch import Dispatcher, route, worker_for_token
+from arena.server.workers.dispatch import Dispatcher, route, route_key, worker_for_key
 from arena.server.workers.live import pack
 from arena.server.workers.metrics import CombinedMetrics
 from protocol.codec import Encoding, encode
@@ -28,12 +28,20 @@ def test_every_connection_of_a_token_goes_to_the_same_worker():
 def test_tokens_spread_over_the_workers():
     counts = [0, 0]
     for i in range(1000):
-        counts[worker_for_token(f"bench-{i}", 2)] += 1
+        counts[route(hello(f"bench-{i}"), [True, True], NOBODY)] += 1
     assert 400 < counts[0] < 600
 
 
-def test_a_token_whose_worker_is_down_goes_to_the_next_one_up():
-    token = next(f"t{i}" for i in range(100) if worker_for_token(f"t{i}", 3) == 1)
+def test_with_open_names_every_connection_claiming_a_name_goes_to_one_worker():
+    # Two tokens asking for one name meet at one worker, which gives it to the first.
+    places = {route(hello(f"token-{i}", "alice"), [True] * 4, NOBODY, open_names=True)
+              for i in range(20)}
+    assert len(places) == 1
+
+
+def test_a_bot_whose_worker_is_down_goes_to_the_next_one_up():
+    token = next(f"t{i}" for i in range(100)
+                 if worker_for_key(route_key(hello(f"t{i}"), False), 3) == 1)
     assert route(hello(token), [True, False, True], NOBODY) == 2
     assert route(hello(token), [False, False, False], NOBODY) is None  # the parent's own server
 
@@ -83,7 +91,7 @@ async def test_the_dispatcher_hands_over_the_hello_bytes_as_read():
         bad.close()
     finally:
         await dispatcher.stop()
-    assert (worker_for_token("tok-1", 2), frame) in handed
+    assert (worker_for_key(route_key(hello("tok-1"), False), 2), frame) in handed
     assert (None, b"GET / HTTP/1.1\r\n\r\n") in handed
 
 

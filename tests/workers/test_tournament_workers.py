@@ -5,6 +5,7 @@ playing at the workers'."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -38,9 +39,7 @@ def _create(db) -> int:
 async def test_a_tournament_plays_in_the_parent_beside_the_workers_lobby(served, tmp_path):
     matches = _create(tmp_path / "arena.db")
     arena = served(*ARGS)
-    # Entrants' tokens chosen to route to different workers: the parent keeps both.
-    entrants = Bots(arena.port, [tokens_for(0, 1, prefix="north")[0]], names=["b-north"])
-    entrants.add(tokens_for(1, 1, prefix="south")[0], "b-south")
+    entrants = Bots(arena.port, ["north", "south"], names=["b-north", "b-south"])
     lobby = Bots(arena.port, tokens_for(0, 5, prefix="l") + tokens_for(1, 5, prefix="l"),
                  max_matches=1)
     try:
@@ -66,3 +65,28 @@ async def test_a_tournament_plays_in_the_parent_beside_the_workers_lobby(served,
     finally:
         await entrants.stop()
         await lobby.stop()
+
+
+@pytest.mark.timeout(120)
+async def test_entrants_connected_to_workers_before_the_tournament_come_to_the_parent(
+        served, tmp_path):
+    arena = served(*ARGS)
+    # Connected first, so their connections went to the workers (with
+    # reconnecting SDK bots, as bots run in earnest).
+    entrants = Bots(arena.port, ["north", "south"], names=["b-north", "b-south"],
+                    reconnect=True)
+    try:
+        await until(lambda: sum(w["handed"] for w in arena.workers()) >= 2,
+                    what="the entrants at the workers")
+        matches = await asyncio.to_thread(_create, tmp_path / "arena.db")
+        store = open_store(arena.db)
+        try:
+            await until(lambda: store.get_tournament("workers-cup").status
+                        is TournamentStatus.FINISHED, timeout_s=100, what="the tournament")
+            finished = store.finished_matches(tournament_id="workers-cup")
+            assert len(finished) == matches
+            assert {store.get_match(m.id).node for m in finished} == {None}
+        finally:
+            store.close()
+    finally:
+        await entrants.stop()

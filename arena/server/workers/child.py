@@ -14,6 +14,11 @@ and sends back:
 * ``live``: bundles of its live hub's public messages (arena/live_bridge.py),
 * ``metrics``: its counters, every half second.
 
+``reserve`` names the bots a tournament of the parent waits for: the worker
+seats them no more and closes their idle connections with the reason
+(``rate_limited``, ``retry_after_s`` 0), so that they connect again, now to
+the parent.
+
 It stops cleanly (running matches aborted as at any shutdown, the store
 flushed) on ``stop``, on SIGTERM, and when the parent is gone (the channel
 closes), so no worker outlives its parent. SIGINT is left to the parent: a
@@ -37,9 +42,11 @@ import structlog
 from arena.live_bridge import BridgedHub, LiveBridge
 from arena.logs import configure_logging
 from arena.server.config import ServerConfig
+from arena.server.lobby import ClaimTimeoutError
 from arena.server.server import ArenaServer
 from arena.server.workers.channel import MAX_MESSAGE_BYTES, Channel, ChannelClosedError
 from arena.server.workers.live import WorkerTransport
+from protocol.errors import ErrorCode
 
 log = structlog.get_logger("arena.workers.child")
 
@@ -69,6 +76,7 @@ class Worker:
         self.config = config_from_wire(init["config"])
         self.stopping = asyncio.Event()
         self._adopting: set[asyncio.Task[None]] = set()
+        self._reserved: set[str] = set()
 
     async def run(self) -> int:
         from arena.storage import open_store
@@ -122,6 +130,32 @@ class Worker:
             os.close(fd)
         if kind == "stop":
             self.stopping.set()
+        elif kind == "reserve":
+            self._reserve(set(message.get("names", ())))
+
+    def _reserve(self, names: set[str]) -> None:
+        """The bots a tournament of the parent waits for: not seated here any
+        more, and their idle connections closed with the reason, so that
+        they connect again and the parent keeps them."""
+        self.server.release_names(self._reserved - names)
+        self.server.reserve_names(names)
+        self._reserved = names
+        for name in names:
+            task = asyncio.get_running_loop().create_task(self._send_back(name))
+            self._adopting.add(task)
+            task.add_done_callback(self._adopting.discard)
+
+    async def _send_back(self, name: str) -> None:
+        while True:
+            try:
+                conn = await self.server.lobby.claim(name, 0)
+            except ClaimTimeoutError:
+                return
+            log.info("sent_to_parent", bot=name, conn=conn.id)
+            conn.fail(ErrorCode.RATE_LIMITED,
+                      f"a tournament of this server waits for {name!r}, and another process "
+                      "of the server plays it; connect again (your seat there is kept)",
+                      retry_after_s=0)
 
     async def _adopt(self, sock: socket.socket, data: bytes) -> None:
         if self.server.stopping:

@@ -5,11 +5,13 @@ Why the parent routes instead of letting the kernel spread connections
 (``SO_REUSEPORT``): a table lives in one process, and the protocol gives a
 bot that reconnects mid-match its seat back (same token). The kernel's
 spread would send half of the reconnects to a worker that has no such
-table. Routing by token keeps every connection of a token on one worker,
-so reconnects find their seat, and the per-token connection cap and the
-open-mode names (a name belongs to the first token that used it) hold for
-the whole server, not per worker. It also lets the parent keep the bots a
-tournament it directs is waiting for.
+table. Routing by the bot's key -- its token; with ``--any-token`` the
+name its hello gives, since there a name belongs to the first token that
+used it -- keeps every connection of a bot on one worker, so reconnects
+find their seat, a name cannot be taken twice on two workers, and (with
+registered tokens) the per-token connection cap holds for the whole
+server. It also lets the parent keep the bots a tournament it directs is
+waiting for.
 
 The parent does little per connection: one read of the hello and one
 ``sendmsg`` with the socket; the workers do everything else. A first
@@ -36,24 +38,34 @@ log = structlog.get_logger("arena.workers.dispatch")
 _MAX_HELLO_BYTES = 70_000  # a hello frame is at most 64 KiB
 
 
-def worker_for_token(token: str, count: int) -> int:
-    """The worker (0-based) a token's connections go to while it is up."""
-    digest = hashlib.blake2b(token.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+def worker_for_key(key: str, count: int) -> int:
+    """The worker (0-based) the connections of a bot with this key go to
+    while it is up."""
+    digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest()
     return int.from_bytes(digest, "big") % count
 
 
+def route_key(hello: dict[str, Any], open_names: bool) -> str:
+    """What identifies the bot of ``hello``: with open names the name it
+    asks for (a name is one bot whichever token claims it), else its token."""
+    name = hello.get("name")
+    if open_names and isinstance(name, str) and name:
+        return "name:" + name
+    return "token:" + str(hello.get("token"))
+
+
 def route(hello: dict[str, Any] | None, alive: Sequence[bool],
-          for_parent: Callable[[dict[str, Any]], bool]) -> int | None:
+          for_parent: Callable[[dict[str, Any]], bool], *, open_names: bool = False) -> int | None:
     """Where a connection whose first message is ``hello`` goes: a worker
     (0-based), or None for the parent's own server (not a usable hello, a
-    bot the parent keeps, or no worker up). A token's worker that is down
+    bot the parent keeps, or no worker up). A bot's worker that is down
     (being restarted) passes its new connections to the next one up."""
     if hello is None or hello.get("type") != "hello" or not isinstance(hello.get("token"), str):
         return None
     if for_parent(hello):
         return None
     count = len(alive)
-    first = worker_for_token(hello["token"], count)
+    first = worker_for_key(route_key(hello, open_names), count)
     for step in range(count):
         position = (first + step) % count
         if alive[position]:
@@ -72,8 +84,10 @@ class Dispatcher:
                  alive: Callable[[], Sequence[bool]],
                  for_parent: Callable[[dict[str, Any]], bool],
                  to_worker: Callable[[int, socket.socket, bytes], bool],
-                 to_parent: Callable[[socket.socket, bytes], Awaitable[None]]) -> None:
+                 to_parent: Callable[[socket.socket, bytes], Awaitable[None]],
+                 open_names: bool = False) -> None:
         self.host = host
+        self.open_names = open_names
         self.requested_port = port
         self.backlog = backlog
         self.hello_timeout_s = hello_timeout_s
@@ -142,7 +156,7 @@ class Dispatcher:
         except asyncio.CancelledError:
             sock.close()
             raise
-        position = route(hello, self._alive(), self._for_parent)
+        position = route(hello, self._alive(), self._for_parent, open_names=self.open_names)
         if position is not None and self._to_worker(position, sock, data):
             self.routed["worker"] += 1
             return

@@ -205,6 +205,15 @@ class WorkerPool:
         sock.close()
         return True
 
+    def broadcast(self, message: dict[str, Any]) -> None:
+        """Send ``message`` to every worker that is up."""
+        for state in self.workers:
+            if state.ready and state.channel is not None and not state.channel.closed:
+                try:
+                    state.channel.send(message)
+                except ChannelClosedError:
+                    pass
+
     # -- from the workers -------------------------------------------------------
     def _message(self, state: WorkerState, message: dict[str, Any], fds: list[int]) -> None:
         for fd in fds:  # a worker never sends descriptors
