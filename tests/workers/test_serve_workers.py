@@ -165,3 +165,33 @@ async def test_sigterm_stops_the_workers_and_aborts_their_matches_cleanly(served
         assert {store.get_match(m.id).abort_reason for m in aborted} == {"server shutting down"}
     finally:
         store.close()
+
+
+@pytest.mark.timeout(60)
+async def test_a_ctrl_c_on_the_process_group_stops_the_whole_tree_in_order(served):
+    arena = served(*ARGS)
+    pids = [w["pid"] for w in arena.workers()]
+    os.killpg(arena.proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+    assert await asyncio.to_thread(arena.proc.wait, 30) == 0
+    await until(lambda: not any(process_alive(pid) for pid in pids), timeout_s=10,
+                what="the workers gone")
+
+
+@pytest.mark.timeout(60)
+async def test_workers_do_not_outlive_a_killed_parent(served):
+    arena = served(*ARGS)
+    bots = Bots(arena.port, tokens_for(0, 5, prefix="o") + tokens_for(1, 5, prefix="o"),
+                delay_s=0.05)
+    try:
+        await until(lambda: len(arena.live()) >= 2, what="a match on each worker")
+        pids = [w["pid"] for w in arena.workers()]
+        os.kill(arena.proc.pid, signal.SIGKILL)  # the parent alone
+        await until(lambda: not any(process_alive(pid) for pid in pids), timeout_s=20,
+                    what="the workers stopped by themselves")
+    finally:
+        await bots.stop()
+    store = open_store(arena.db)
+    try:  # they stopped cleanly: their matches aborted, none left running
+        assert store.count_matches(status=MatchStatus.RUNNING) == 0
+    finally:
+        store.close()
