@@ -165,3 +165,44 @@ def test_a_hub_that_only_hears_keeps_no_outbox():
     hub.apply_remote("arena-w1", {"t": "start", "m": "m2", "info": {}}, relay=True)
     assert hub.outbox == []
     assert {m["id"] for m in hub.live_matches()} == {"m1", "m2"}
+
+
+async def test_a_hello_of_the_largest_frame_still_reaches_its_worker():
+    handed: list[bytes] = []
+
+    def to_worker(position: int, sock: socket.socket, data: bytes) -> bool:
+        handed.append(data)
+        sock.close()
+        return True
+
+    async def to_parent(sock: socket.socket, data: bytes) -> None:
+        raise AssertionError("a whole hello goes to a worker")
+
+    parent_end, worker_end = channel_pair()
+    a = Channel(parent_end, lambda m, fds: None)
+    got: list[dict] = []
+    b = Channel(worker_end, lambda m, fds: (got.append(m), [os.close(fd) for fd in fds]))
+    dispatcher = Dispatcher("127.0.0.1", 0, backlog=4, hello_timeout_s=2.0,
+                            alive=lambda: [True], for_parent=NOBODY,
+                            to_worker=to_worker, to_parent=to_parent)
+    await dispatcher.start()
+    try:
+        frame = encode({**hello("tok"), "name": "b", "pad": "x" * 65_000}, Encoding.MSGPACK)
+        _, writer = await asyncio.open_connection("127.0.0.1", dispatcher.port)
+        writer.write(frame)
+        await writer.drain()
+        async with asyncio.timeout(5):
+            while not handed:
+                await asyncio.sleep(0.01)
+        writer.close()
+        left, right = socket.socketpair()
+        a.send({"t": "conn", "data": handed[0]}, fds=[left.detach()])  # fits one packet
+        async with asyncio.timeout(5):
+            while not got:
+                await asyncio.sleep(0.01)
+        right.close()
+    finally:
+        await dispatcher.stop()
+        a.close()
+        b.close()
+    assert handed == [frame] and got[0]["data"] == frame

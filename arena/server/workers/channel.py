@@ -22,9 +22,11 @@ import structlog
 
 log = structlog.get_logger("arena.workers.channel")
 
-# A message's largest size: bundles of live events are packed below this
-# (arena/live_bridge.py), well within a Unix socket's send buffer.
-MAX_MESSAGE_BYTES = 64 * 1024
+# A message's largest size: a hello as read (at most 70,000 bytes) and a
+# bundle of live events (packed to about half of this) fit; within a Unix
+# socket's default send buffer (212,992 bytes on Linux), which bounds a
+# sequenced packet.
+MAX_MESSAGE_BYTES = 128 * 1024
 _MAX_FDS = 4
 
 
@@ -71,6 +73,8 @@ class Channel:
             raise ChannelClosedError("the other process closed its channel")
         data = msgpack.packb(message, use_bin_type=True)
         if len(data) > MAX_MESSAGE_BYTES:
+            for fd in fds or ():
+                os.close(fd)
             raise ValueError(f"a channel message of {len(data)} bytes is over "
                              f"{MAX_MESSAGE_BYTES}; split it")
         self._queue.append((data, list(fds or ())))

@@ -178,7 +178,7 @@ class Dispatcher:
             async with asyncio.timeout(self.hello_timeout_s):
                 while len(received) < _MAX_HELLO_BYTES:
                     try:
-                        chunk = await loop.sock_recv(sock, 65536)
+                        chunk = await loop.sock_recv(sock, _MAX_HELLO_BYTES - len(received))
                     except OSError:
                         break
                     if not chunk:

@@ -196,7 +196,7 @@ class WorkerPool:
         fd = os.dup(sock.fileno())  # ours is closed by the caller; the channel closes this one
         try:
             state.channel.send({"t": "conn", "data": data}, fds=[fd])
-        except ChannelClosedError:
+        except (ChannelClosedError, ValueError):  # the channel closed the descriptor
             return False
         state.handed += 1
         entry = self.metrics.workers.get(state.index)
