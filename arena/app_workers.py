@@ -181,6 +181,7 @@ class WorkersArena:
         try:
             await self.pool.start()
         except BaseException:
+            await self.dispatcher.stop()  # the bound port is given back too
             await self.parent_bots.stop()
             await self.bridge.stop()
             await self.arena.stop()

@@ -206,3 +206,16 @@ async def test_a_hello_of_the_largest_frame_still_reaches_its_worker():
         a.close()
         b.close()
     assert handed == [frame] and got[0]["data"] == frame
+
+
+def test_the_number_of_workers_is_checked_on_the_command_line():
+    import argparse
+
+    import pytest
+
+    from arena.server.workers import worker_count
+
+    assert worker_count("2") == 2
+    for bad in ("0", "65", "two"):
+        with pytest.raises(argparse.ArgumentTypeError, match="workers"):
+            worker_count(bad)

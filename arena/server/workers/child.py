@@ -174,8 +174,11 @@ class Worker:
 
     def _report_once(self) -> None:
         status = self.server.status()
+        writer = self.server.writer
         self._send({"t": "metrics", "m": self.server.metrics.snapshot(),
-                    "tables": status["tables"], "connections": status["connections"]})
+                    "tables": status["tables"], "connections": status["connections"],
+                    "store_healthy": bool(getattr(writer, "healthy", True)),
+                    "store_error": getattr(writer, "last_error", None)})
 
 
 def _read_init(sock: socket.socket) -> dict[str, Any]:

@@ -222,15 +222,17 @@ class WorkerPool:
         if kind == "live":
             self.live.deliver(message["p"])
         elif kind == "metrics":
-            self._report(state, message.get("m", {}), message.get("connections"))
+            self._report(state, message.get("m", {}), message)
         elif kind == "ready":
             state.ready = True
             state.ready_event.set()
-            self._report(state, {}, 0)  # listed in the health JSON from now on
+            self._report(state, {}, {"connections": 0})  # in the health JSON from now on
             log.info("worker_ready", worker=state.index, pid=message.get("pid"))
 
     def _report(self, state: WorkerState, snapshot: dict[str, Any],
-                connections: int | None) -> None:
+                message: dict[str, Any]) -> None:
         self.metrics.worker_report(state.index, snapshot, {
             "node": state.node, "pid": state.pid, "restarts": state.restarts,
-            "connections": connections, "handed": state.handed})
+            "connections": message.get("connections"), "handed": state.handed,
+            "store_healthy": message.get("store_healthy", True),
+            "store_error": message.get("store_error")})
