@@ -35,7 +35,7 @@ from arena.server.workers.dispatch import Dispatcher
 from arena.server.workers.live import ParentTransport
 from arena.server.workers.metrics import CombinedMetrics
 from arena.server.workers.pool import WorkerPool
-from arena.storage.base import Store, StorageError, TournamentStatus
+from arena.storage.base import MatchStatus, Store, StorageError, TournamentStatus
 
 log = structlog.get_logger("arena.app_workers")
 
@@ -120,6 +120,19 @@ class ParentBots:
 ArenaFactory = Callable[[ServerConfig, BridgedHub, CombinedMetrics, int], Any]
 
 
+def former_worker_nodes(store: Store, base: str, count: int) -> set[str]:
+    """Nodes of workers past ``count`` (a run with more workers before) that
+    left matches ``running``: no worker of theirs starts to abort them."""
+    prefix = f"{base}-w"
+    nodes: set[str] = set()
+    for match in store.list_matches(status=MatchStatus.RUNNING, limit=100_000):
+        suffix = (match.node or "").removeprefix(prefix)
+        if match.node and match.node.startswith(prefix) and suffix.isdigit() \
+                and int(suffix) > count:
+            nodes.add(match.node)
+    return nodes
+
+
 class WorkersArena:
     """The parent: its own arena (``make_arena``), the workers, the public
     bot port."""
@@ -175,7 +188,12 @@ class WorkersArena:
         await self.arena.server.adopt_connection(sock, data)
 
     async def start(self) -> None:
-        await self.arena.start()
+        await self.arena.start()  # without a node name this aborts every running match
+        if self.store.node is not None:
+            writer = self.arena.server.writer
+            for node in await writer.call(former_worker_nodes, self.store, self.store.node,
+                                          len(self.pool.workers)):
+                await writer.call(self.store.abort_unfinished, "server restarted", node=node)
         await self.bridge.start()
         await self.parent_bots.start()
         try:

@@ -219,3 +219,23 @@ def test_the_number_of_workers_is_checked_on_the_command_line():
     for bad in ("0", "65", "two"):
         with pytest.raises(argparse.ArgumentTypeError, match="workers"):
             worker_count(bad)
+
+
+def test_matches_left_running_by_workers_of_a_bigger_run_are_found(tmp_path):
+    import time as _time
+
+    from arena.app_workers import former_worker_nodes
+    from arena.storage import open_store
+    from arena.storage.base import MatchRecord, MatchStatus
+
+    stores = {node: open_store(tmp_path / "a.db", node=node)
+              for node in ("n1-w1", "n1-w3", "n1-w12", "n2-w5", "n1")}
+    try:
+        for node, store in stores.items():
+            store.create_match(MatchRecord(
+                id=f"m-{node}", game="muushig", players=["a", "b"], rules={}, limits={},
+                status=MatchStatus.RUNNING, started_at=_time.time(), node=node))
+        assert former_worker_nodes(stores["n1"], "n1", 2) == {"n1-w3", "n1-w12"}
+    finally:
+        for store in stores.values():
+            store.close()
