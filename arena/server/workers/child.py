@@ -75,7 +75,7 @@ class Worker:
         self.node = str(init["node"])
         self.config = config_from_wire(init["config"])
         self.stopping = asyncio.Event()
-        self._adopting: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
         self._reserved: set[str] = set()
 
     async def run(self) -> int:
@@ -98,11 +98,15 @@ class Worker:
             log.info("worker_started", worker=self.index, node=self.node, pid=os.getpid())
             await self.stopping.wait()
             reporter.cancel()
-            for task in list(self._adopting):
+            for task in list(self._tasks):
                 task.cancel()
             await server.stop()
             await bridge.stop()  # after the server: the aborted matches' ends go out
             self._report_once()
+            for _ in range(100):  # what the socket did not take at once, for up to 1 s
+                if not self.channel.queued or self.channel.closed:
+                    break
+                await asyncio.sleep(0.01)
         finally:
             self.channel.close()
             store.close()
@@ -123,8 +127,8 @@ class Worker:
                 os.close(extra)
             task = asyncio.get_running_loop().create_task(
                 self._adopt(sock, bytes(message.get("data", b""))))
-            self._adopting.add(task)
-            task.add_done_callback(self._adopting.discard)
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
             return
         for fd in fds:
             os.close(fd)
@@ -142,8 +146,8 @@ class Worker:
         self._reserved = names
         for name in names:
             task = asyncio.get_running_loop().create_task(self._send_back(name))
-            self._adopting.add(task)
-            task.add_done_callback(self._adopting.discard)
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     async def _send_back(self, name: str) -> None:
         while True:
