@@ -33,6 +33,7 @@ import dataclasses
 import os
 import signal
 import socket
+import sqlite3
 import sys
 from typing import Any
 
@@ -109,7 +110,12 @@ class Worker:
                 await asyncio.sleep(0.01)
         finally:
             self.channel.close()
-            store.close()
+            try:
+                store.close()
+            except sqlite3.Error as exc:
+                # Everything was committed; SQLite's closing "PRAGMA optimize"
+                # can find the database locked by another process's writer.
+                log.warning("store_close_failed", worker=self.index, error=str(exc))
         log.info("worker_stopped", worker=self.index)
         return 0
 
