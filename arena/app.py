@@ -33,8 +33,9 @@ from arena.storage.base import Store
 class WebService:
     """The HTTP app on ``config.http_port`` (0: a free port), beside the bots'."""
 
-    def __init__(self, hosting: Any = None) -> None:
+    def __init__(self, hosting: Any = None, bot_port: int | None = None) -> None:
         self.hosting = hosting
+        self.bot_port = bot_port  # the public bot port, when not the server's own
         self.port: int | None = None
         self._runner: web.AppRunner | None = None
 
@@ -46,7 +47,8 @@ class WebService:
                        admin_token=cfg.admin_token, registration=cfg.registration,
                        writer=server.writer,
                        server_info={"server": cfg.server_name, "game": server.spec.name,
-                                    "bot_port": server.port, "open": cfg.open},
+                                    "bot_port": self.bot_port or server.port,
+                                    "open": cfg.open},
                        hosting=self.hosting)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
@@ -96,11 +98,12 @@ class Arena:
 
     def __init__(self, config: ServerConfig, store: Store, *, hosting: Any = None,
                  hosted: bool = False, hosted_ladder: Any = None,
-                 hub: LiveHub | None = None, metrics: Metrics | None = None) -> None:
+                 hub: LiveHub | None = None, metrics: Metrics | None = None,
+                 bot_port: int | None = None) -> None:
         self.config = config
         self.store = store
         self.hosting = hosting
-        self.web = WebService(hosting) if config.http_port is not None else None
+        self.web = WebService(hosting, bot_port) if config.http_port is not None else None
         services: list[Any] = [self.web] if self.web is not None else []
         if config.run_tournaments:
             services.append(DirectorService())
@@ -144,8 +147,12 @@ class Arena:
 
 
 async def serve(config: ServerConfig, *, hosted: bool = False, ladder_interval: float = 2.0,
-                ladder_tables: int = 2) -> int:
-    """``arena serve``: run the arena on ``config.db`` until SIGTERM or SIGINT."""
+                ladder_tables: int = 2, workers: int = 1, log_level: str = "info") -> int:
+    """``arena serve``: run the arena on ``config.db`` until SIGTERM or SIGINT.
+
+    ``workers`` above 1: the bots are played by that many worker processes
+    (``arena.app_workers``); this process serves the web, the director and
+    the hosted bots."""
     from arena.storage import open_store
 
     store = open_store(config.db)
@@ -161,14 +168,27 @@ async def serve(config: ServerConfig, *, hosted: bool = False, ladder_interval: 
     from arena.tournament.command import start_bridge  # live events of the other nodes
 
     hub, bridge = await start_bridge(config.db, store.node)
-    arena = Arena(config, store, hosting=hosting, hosted_ladder=ladder, hub=hub)
+    arena: Any
+    if workers > 1:
+        from arena.app_workers import WorkersArena
+
+        def parents_arena(own: ServerConfig, own_hub: LiveHub, metrics: Metrics,
+                          bot_port: int) -> Arena:
+            return Arena(own, store, hosting=hosting, hosted_ladder=ladder, hub=own_hub,
+                         metrics=metrics, bot_port=bot_port)
+
+        arena = WorkersArena(config, store, workers, parents_arena, node_hub=hub,
+                             hosted_ladder=ladder is not None, log_level=log_level)
+    else:
+        arena = Arena(config, store, hosting=hosting, hosted_ladder=ladder, hub=hub)
     await arena.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     print(f"arena: bots connect to {config.host}:{arena.port}"
-          + (f", web on http://{config.host}:{arena.http_port}/" if arena.http_port else ""),
+          + (f", web on http://{config.host}:{arena.http_port}/" if arena.http_port else "")
+          + (f", {workers} workers" if workers > 1 else ""),
           flush=True)
     await stop.wait()
     await arena.stop()

@@ -108,8 +108,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--registration", default="admin", choices=["open", "admin", "closed"],
                        help="who may register bots over HTTP (default: admin)")
     from arena.hosting.cli import add_serve_options
+    from arena.server.workers import worker_count
 
     add_serve_options(serve)
+    serve.add_argument("--workers", type=worker_count, default=1, metavar="N",  # docs/scaling.md
+                       help="processes playing the bots")
     serve.set_defaults(func=_cmd_serve)
 
     match = _add(sub, "match", help="run one match locally and print the result",
@@ -241,7 +244,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                             admin_token=admin_token, registration=args.registration,
                             run_tournaments=True, house_bot=args.house_bot)
     return asyncio.run(serve(config, hosted=args.hosted, ladder_interval=args.ladder_interval,
-                             ladder_tables=args.ladder_tables))
+                             ladder_tables=args.ladder_tables, workers=args.workers,
+                             log_level=args.log_level))
 
 
 # -- match --------------------------------------------------------------------------

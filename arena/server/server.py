@@ -15,6 +15,7 @@ import inspect
 import os
 import random
 import secrets
+import socket
 import time
 import weakref
 from collections.abc import Iterable
@@ -126,6 +127,15 @@ class ArenaServer:
         server = await asyncio.get_running_loop().create_unix_server(self._new_connection, str(path))
         os.chmod(path, 0o666)  # sandboxed bots run under user ids of their own
         self._unix.append(server)
+
+    async def adopt_connection(self, sock: socket.socket, data: bytes = b"") -> None:
+        """Take a bot connection another listener accepted (``arena serve
+        --workers``: the parent reads the hello and hands the socket over),
+        with the bytes already read from it, as if they came now."""
+        _, conn = await asyncio.get_running_loop().connect_accepted_socket(
+            self._new_connection, sock)
+        if data:
+            conn.data_received(data)
 
     async def stop(self, timeout_s: float = 5.0) -> None:
         """Graceful shutdown: stop accepting, abort running matches, flush."""
