@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import statistics
+from array import array
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,37 @@ class AutopilotReason(str, enum.Enum):
     # back: the seat is then no longer on autopilot)
 
 
+class IssuedIds:
+    """The request ids a session sent to one seat: one bit per id.
+
+    A session numbers the requests of all its seats 1, 2, 3, ..., so a
+    seat's ids are a sparse subset of a short range; a bitmap over that
+    range answers "was this id ever sent here" exactly, in about one byte
+    per eight requests of the match, where a set of ints costs some 60
+    bytes per id."""
+
+    __slots__ = ("_bits",)
+
+    def __init__(self) -> None:
+        self._bits = bytearray()
+
+    def add(self, request_id: int) -> None:
+        if request_id < 0:
+            raise ValueError(f"request ids are not negative, got {request_id}")
+        byte = request_id >> 3
+        bits = self._bits
+        if byte >= len(bits):
+            bits.extend(bytes(byte + 1 - len(bits)))
+        bits[byte] |= 1 << (request_id & 7)
+
+    def __contains__(self, request_id: object) -> bool:
+        # An id a bot made up (any size, any type) is simply not ours.
+        if not isinstance(request_id, int) or request_id < 0:
+            return False
+        byte = request_id >> 3
+        return byte < len(self._bits) and bool(self._bits[byte] >> (request_id & 7) & 1)
+
+
 @dataclass
 class Seat:
     index: int
@@ -40,15 +72,24 @@ class Seat:
     timeouts: int = 0
     illegal: int = 0
     disconnects: int = 0
-    latencies_ms: list[float] = field(default_factory=list)
-    issued: set[int] = field(default_factory=set)  # request ids sent here
+    # Milliseconds per decision, 8 bytes each (a list of floats takes 32).
+    latencies: array = field(default_factory=lambda: array("d"))
+    issued: IssuedIds = field(default_factory=IssuedIds)  # request ids sent here
+
+    def record_latency(self, ms: float) -> None:
+        self.latencies.append(ms)
+
+    @property
+    def latencies_ms(self) -> list[float]:
+        """Every decision's latency, in order: a new list (what is stored)."""
+        return self.latencies.tolist()
 
     def faults(self) -> SeatFaults:
         return SeatFaults(timeouts=self.timeouts, illegal=self.illegal,
                           disconnects=self.disconnects, autopilot=self.autopilot is not None)
 
     def median_latency_ms(self) -> float | None:
-        return statistics.median(self.latencies_ms) if self.latencies_ms else None
+        return statistics.median(self.latencies) if self.latencies else None
 
 
 @dataclass(slots=True)
