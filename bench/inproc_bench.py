@@ -157,10 +157,13 @@ class ServerMemory:
         self.start, self.start_bytes = self._take()
         self.peak, self.peak_bytes = self.start, self.start_bytes
 
-    def sample(self) -> None:
+    def sample(self) -> float:
+        """Take a snapshot, keep it if it is the largest; its cost in seconds."""
+        t0 = time.perf_counter()
         snapshot, size = self._take()
         if size > self.peak_bytes:
             self.peak, self.peak_bytes = snapshot, size
+        return time.perf_counter() - t0
 
     def report(self, tables: int, top: int = 25) -> str:
         assert self.start is not None and self.peak is not None
@@ -177,9 +180,8 @@ class ServerMemory:
 async def _watch_rss(peak: list[int], memory: ServerMemory | None) -> None:
     while True:
         peak[0] = max(peak[0], _rss_bytes())
-        if memory is not None:
-            memory.sample()
-        await asyncio.sleep(0.2 if memory is None else 1.0)
+        # Snapshots of many tables take long: at most a quarter of the time.
+        await asyncio.sleep(0.2 if memory is None else max(0.5, 3 * memory.sample()))
 
 
 async def measure(tables: int, matches: int, db: str, gc_freeze: bool = False,

@@ -18,7 +18,6 @@ nowhere else:
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import time
 from collections.abc import Callable
@@ -39,7 +38,7 @@ from arena.storage.base import (
 from arena.web import entrants, series
 from arena.web.limits import ReadPool
 from arena.live import LADDER, LiveHub, public_abort_reason
-from arena.live_history import HistoryError, join, public_history
+from arena.web.live_events import LiveEvents
 from arena.web.bot_figures import bot_line, fault_fields, fault_totals, latency_summary
 from arena.web.scopes import ALL, GameTable, ScopeCache, ScopeTable
 
@@ -96,13 +95,6 @@ def public_config(config: Wire) -> Wire:
     return out
 
 
-# A live match's older events come from the store, whose writer may be a
-# moment behind the hub: tried this often, this far apart, before the page
-# gets the hub's tail alone (marked ``truncated``).
-HISTORY_TRIES = 20
-HISTORY_RETRY_S = 0.05
-
-
 def event_wire(e: StoredEvent) -> Wire:
     return {"seq": e.seq, "at": e.at, "data": e.data}
 
@@ -125,6 +117,7 @@ class Queries:
         self.scopes = ScopeCache(store, self.reads.run, refresh_s=standings_refresh_s,
                                  clock=clock)
         self._details: collections.OrderedDict[str, Wire] = collections.OrderedDict()
+        self.live_events = LiveEvents(store, hub, self.run)
         self._bot_stats: collections.OrderedDict[tuple[Any, ...], Wire] = \
             collections.OrderedDict()
 
@@ -217,36 +210,11 @@ class Queries:
         if record is None or record.status is MatchStatus.RUNNING:
             detail = self._live_detail(match_id, record, internal=internal)  # the hub: loop only
             if detail["truncated"] and record is not None:
-                events = await self.live_events_async(record)
+                events = await self.live_events.all_of(record)
                 if events is not None:
                     detail = {**detail, "events": events, "truncated": False}
             return detail
         return await self.run(self._stored_detail, record, internal=internal)
-
-    async def live_events_async(self, record: MatchRecord) -> list[Wire] | None:
-        """Every public event of a match the hub holds the tail of: the
-        stored ones rebuilt in public form up to the tail, then the tail.
-        None if the hub does not hold it, it is played on another node (the
-        hub's numbering may not match the store's), the store stays behind
-        the tail's start, or its log does not rebuild."""
-        for _ in range(HISTORY_TRIES):
-            info = self.hub.live_info(record.id)
-            if info is None or info.get("node") is not None:
-                return None
-            stored = await self.run(self.store.get_events, record.id)
-            try:
-                history = await self.run(public_history, record.game, record.rules,
-                                         [(e.seq, e.at, e.data) for e in stored])
-            except HistoryError:
-                return None
-            tail = self.hub.public_log(record.id)  # now: it moved on during the reads
-            if tail is None:
-                return None
-            joined = join(history, tail)
-            if joined is not None:
-                return joined
-            await asyncio.sleep(HISTORY_RETRY_S)  # the store's writer is catching up
-        return None
 
     def _stored_detail(self, record: MatchRecord, *, internal: bool = False) -> Wire:
         embargoed = self._embargoed(record)

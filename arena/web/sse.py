@@ -112,13 +112,13 @@ async def _stream(request: web.Request, channels: list[str],
 async def _replay(request: web.Request, match_id: str, after: int) -> list[dict[str, Any]]:
     """The match's public events to replay after ``after``: the hub's tail,
     or, when the tail begins later, every event with the older ones rebuilt
-    from the store (see :meth:`Queries.live_events_async`)."""
+    from the store (see :class:`arena.web.live_events.LiveEvents`)."""
     log = request.app[HUB].public_log(match_id) or []
     if not log or log[0]["seq"] <= after + 1:
         return log
     queries = request.app[QUERIES]
     record = await queries.run(queries.get_match, match_id)
-    events = None if record is None else await queries.live_events_async(record)
+    events = None if record is None else await queries.live_events.all_of(record)
     return log if events is None else events
 
 

@@ -143,3 +143,31 @@ async def test_a_store_that_stays_behind_gives_the_tail_marked_truncated(
     detail = await (await client.get("/api/matches/m")).json()
     assert detail["truncated"] is True
     assert [e["seq"] for e in detail["events"]] == list(range(len(shown) - TAIL, len(shown)))
+
+
+async def test_viewers_of_the_same_stretch_share_one_replay(
+        live: tuple[TestClient, LiveHub], store: SqliteStore, monkeypatch) -> None:
+    import arena.web.live_events as live_events
+
+    replays = []
+    real = live_events.public_history
+    monkeypatch.setattr(live_events, "public_history",
+                        lambda *a: replays.append(1) or real(*a))
+    client, hub = live
+    checkpoints = list(play("muushig", {"max_hands": 2}, seed=3))
+    rules, stored, shown = checkpoints[len(checkpoints) // 2]
+    _, stored_later, shown_later = checkpoints[-1]
+    assert len(shown_later) - len(shown) > TAIL
+    start(store, hub, rules, stored, shown)
+    for _ in range(3):
+        detail = await (await client.get("/api/matches/m")).json()
+        assert [e["data"] for e in detail["events"]] == shown
+    assert len(replays) == 1
+    # The tail moves past the end of the rebuilt events: rebuilt once more.
+    for public in shown_later[len(shown):]:
+        hub.match_event("m", public)
+    store.append_events("m", [StoredEvent(seq, at, data)
+                              for seq, at, data in stored_later[len(stored):]])
+    detail = await (await client.get("/api/matches/m")).json()
+    assert [e["data"] for e in detail["events"]] == shown_later
+    assert len(replays) == 2
