@@ -19,6 +19,15 @@ Channels:
 * ``tournament:<id>``  -- ``progress`` and that tournament's
   ``standings_changed``
 * ``tournaments``      -- ``progress`` of every tournament
+
+Memory: the hub keeps only a recent tail of each match's public events
+(``tail_events``), a few kilobytes a table however long the match; every
+subscriber gets each event as it is published. A viewer who opens a match
+later gets the events before the tail from the store, rebuilt in their
+public form and numbered alike (:mod:`arena.live_history`). A match played
+on another node (its info names the ``node``; the live bridge numbers its
+events from where this node began to hear them) keeps its whole public log
+up to ``max_log_events``, as the store's numbering may not match it.
 """
 
 from __future__ import annotations
@@ -40,9 +49,9 @@ log = structlog.get_logger(__name__)
 
 Message = dict[str, Any]
 
-# The public log keeps each event as JSON text (the stored events' form): a
-# live match's thousands of entries are then strings the garbage collector
-# never walks, not dicts and lists it walks at every full collection.
+# The public log keeps each event as JSON text (the stored events' form):
+# strings the garbage collector never walks, not dicts and lists it walks at
+# every full collection.
 _dumps = encode_record
 
 MATCHES_CHANNEL = "matches"
@@ -70,13 +79,22 @@ class HubFullError(Exception):
 
 @dataclass
 class _LiveMatch:
+    """One match's recent public events: ``texts[i]`` (JSON) published at
+    ``ats[i]`` has seq ``next_seq - len(texts) + i``. Two flat deques, not a
+    tuple per event: the events of one step share one float."""
+
     match_id: str
     info: dict[str, Any]
-    log: collections.deque[tuple[int, float, str]]  # (seq, at, data as JSON)
+    texts: collections.deque[str]
+    ats: collections.deque[float]
     next_seq: int = 0
-    truncated: bool = False
     ended: bool = False
     summary: dict[str, Any] | None = None
+
+    @property
+    def first_seq(self) -> int:
+        """The seq of the oldest event kept (``next_seq`` if none)."""
+        return self.next_seq - len(self.texts)
 
 
 class Subscription:
@@ -129,17 +147,19 @@ class Subscription:
 class _Limits:
     queue: int = 256  # messages per subscriber
     subscribers: int = 1000  # over all channels
-    log_events: int = 50_000  # public events kept per live match
+    log_events: int = 50_000  # public events kept per match of another node
+    tail_events: int = 128  # recent public events kept per match of this node
     recently_ended: int = 64  # ended matches whose public log is kept
 
 
 class LiveHub:
-    """Pub/sub hub plus the public log of every live match."""
+    """Pub/sub hub plus the recent public events of every live match."""
 
     def __init__(self, *, queue_size: int = 256, max_subscribers: int = 1000,
-                 max_log_events: int = 50_000, keep_ended: int = 64,
+                 max_log_events: int = 50_000, tail_events: int = 128, keep_ended: int = 64,
                  clock: Callable[[], float] = time.time) -> None:
-        self._limits = _Limits(queue_size, max_subscribers, max_log_events, keep_ended)
+        self._limits = _Limits(queue_size, max_subscribers, max_log_events,
+                               min(tail_events, max_log_events), keep_ended)
         self._clock = clock
         self._subs: dict[str, set[Subscription]] = {}
         self._n_subs = 0
@@ -153,8 +173,9 @@ class LiveHub:
     def match_started(self, match_id: str, info: dict[str, Any]) -> None:
         """``info``: game, players, tournament_id, started_at."""
         self._ended.pop(match_id, None)
-        self._live[match_id] = _LiveMatch(
-            match_id, dict(info), collections.deque(maxlen=self._limits.log_events))
+        keep = self._limits.log_events if "node" in info else self._limits.tail_events
+        self._live[match_id] = _LiveMatch(match_id, dict(info), collections.deque(maxlen=keep),
+                                          collections.deque(maxlen=keep))
         self._publish(MATCHES_CHANNEL, {"type": "match_started", "match": match_id,
                                         "info": dict(info)})
 
@@ -174,14 +195,13 @@ class LiveHub:
             self.match_started(match_id, {})
             live = self._live[match_id]
         at = self._clock()
-        entries = live.log
+        texts, ats = live.texts, live.ats
         subs = self._subs.get(f"match:{match_id}")
         for data, text in events:
             seq = live.next_seq
             live.next_seq = seq + 1
-            if len(entries) == entries.maxlen:
-                live.truncated = True
-            entries.append((seq, at, _dumps(data) if text is None else text))
+            texts.append(_dumps(data) if text is None else text)
+            ats.append(at)
             if subs:  # messages are built only for someone watching
                 message = {"type": "event", "match": match_id, "seq": seq, "at": at, "data": data}
                 for sub in subs:
@@ -229,16 +249,19 @@ class LiveHub:
         if live is None:
             return None
         return {**live.info, "id": match_id, "ended": live.ended,
-                "truncated": live.truncated}
+                "truncated": live.first_seq > 0}
 
     def public_log(self, match_id: str) -> list[dict[str, Any]] | None:
-        """The public events so far (``{"seq", "at", "data"}``), or None if
-        the hub does not know the match (never started here, or long over)."""
+        """The public events the hub still holds (``{"seq", "at", "data"}``):
+        all of them while the match is short, else the recent tail (see
+        ``live_info(...)["truncated"]`` and :mod:`arena.live_history`); None
+        if the hub does not know the match (never started here, or long over)."""
         live = self._live.get(match_id) or self._ended.get(match_id)
         if live is None:
             return None
-        return [{"seq": seq, "at": at, "data": json.loads(text)}
-                for seq, at, text in list(live.log)]
+        first = live.first_seq
+        return [{"seq": first + i, "at": at, "data": json.loads(text)}
+                for i, (at, text) in enumerate(zip(live.ats, live.texts))]
 
     @property
     def subscriber_count(self) -> int:

@@ -10,7 +10,12 @@ decision runs (decoding, checks, the engine, encoding, storage, the hub);
 only the kernel's socket work and the bot process are missing, so the
 figure is steady where the network benchmarks are noisy, and it is the one
 to watch while optimising the server's Python. Printed: decisions per
-second and CPU µs per decision of the loop thread and of the storage thread.
+second, CPU µs per decision of the loop thread and of the storage thread, and
+the RSS per table (its peak while playing minus the RSS before the bots
+connect; the fake bots decode with little memory of their own).
+
+``--tracemalloc`` traces allocations and prints the server's memory per
+table at its peak, the fake bots' allocations apart, by source line.
 
 ``--profile`` runs the loop thread under cProfile and prints the top
 functions.
@@ -31,6 +36,7 @@ import sys
 import tempfile
 import threading
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +63,11 @@ class FakeTransport(asyncio.Transport):
 
     def __init__(self, index: int, matches: int, done: asyncio.Future[None]) -> None:
         super().__init__()
-        self.unpacker = msgpack.Unpacker(raw=False)
+        # A bot's decoder of its own: whole frames are cut from what has
+        # arrived and unpacked one by one. (A streaming ``msgpack.Unpacker``
+        # starts with a 512 KiB buffer per bot, which would be counted as
+        # the server's memory.)
+        self.pending = b""
         self.rng = random.Random(index)
         self.left = matches
         self.done = done
@@ -72,16 +82,15 @@ class FakeTransport(asyncio.Transport):
         BOT_CPU[0] += time.thread_time() - t0
 
     def _write(self, data: bytes | bytearray | memoryview) -> None:
-        unpacker = self.unpacker
-        unpacker.feed(bytes(data))
+        buffer = self.pending + bytes(data) if self.pending else bytes(data)
         answers = []
-        while True:
-            # Skip each frame's 4-byte length prefix, then read the map.
-            try:
-                unpacker.read_bytes(4)
-                message = unpacker.unpack()
-            except msgpack.OutOfData:
+        at, end = 0, len(buffer)
+        while end - at >= 4:
+            size = int.from_bytes(buffer[at:at + 4], "big")
+            if end - at - 4 < size:
                 break
+            message = msgpack.unpackb(buffer[at + 4:at + 4 + size], raw=False)
+            at += 4 + size
             kind = message["type"]
             if kind == "request":
                 answers.append(encode({"type": "action", "match": message["match"],
@@ -92,6 +101,7 @@ class FakeTransport(asyncio.Transport):
                 self.left -= 1
                 if self.left <= 0:
                     answers.append(encode({"type": "bye"}, Encoding.MSGPACK))
+        self.pending = buffer[at:]
         if answers:
             asyncio.get_running_loop().call_soon(self.conn.data_received, b"".join(answers))
 
@@ -125,14 +135,57 @@ def _rss_bytes() -> int:
         return 0
 
 
-async def _watch_rss(peak: list[int]) -> None:
+class ServerMemory:
+    """The server's own allocations (tracemalloc), the fake bots' left out:
+    a snapshot before the bots connect and the largest one while they play."""
+
+    # Allocations made on this file's lines are the fake bots' (their frames
+    # and decoded messages) or the benchmark's: not the server's.
+    FILTERS = (tracemalloc.Filter(False, __file__), tracemalloc.Filter(False, tracemalloc.__file__))
+
+    def __init__(self) -> None:
+        self.start: tracemalloc.Snapshot | None = None
+        self.peak: tracemalloc.Snapshot | None = None
+        self.start_bytes = self.peak_bytes = 0
+
+    @staticmethod
+    def _take() -> tuple[tracemalloc.Snapshot, int]:
+        snapshot = tracemalloc.take_snapshot().filter_traces(ServerMemory.FILTERS)
+        return snapshot, sum(stat.size for stat in snapshot.statistics("filename"))
+
+    def begin(self) -> None:
+        self.start, self.start_bytes = self._take()
+        self.peak, self.peak_bytes = self.start, self.start_bytes
+
+    def sample(self) -> float:
+        """Take a snapshot, keep it if it is the largest; its cost in seconds."""
+        t0 = time.perf_counter()
+        snapshot, size = self._take()
+        if size > self.peak_bytes:
+            self.peak, self.peak_bytes = snapshot, size
+        return time.perf_counter() - t0
+
+    def report(self, tables: int, top: int = 25) -> str:
+        assert self.start is not None and self.peak is not None
+        lines = [f"server memory (tracemalloc, fake bots apart): "
+                 f"{(self.peak_bytes - self.start_bytes) / tables / 1024:.1f} KB per table "
+                 f"at the peak; largest lines (KB per table, blocks):"]
+        for stat in self.peak.compare_to(self.start, "lineno")[:top]:
+            frame = stat.traceback[0]
+            lines.append(f"  {stat.size_diff / tables / 1024:8.1f} {stat.count_diff:8d}  "
+                         f"{frame.filename}:{frame.lineno}")
+        return "\n".join(lines)
+
+
+async def _watch_rss(peak: list[int], memory: ServerMemory | None) -> None:
     while True:
         peak[0] = max(peak[0], _rss_bytes())
-        await asyncio.sleep(0.2)
+        # Snapshots of many tables take long: at most a quarter of the time.
+        await asyncio.sleep(0.2 if memory is None else max(0.5, 3 * memory.sample()))
 
 
-async def measure(tables: int, matches: int, db: str,
-                  gc_freeze: bool = False) -> tuple[float, int, float, float]:
+async def measure(tables: int, matches: int, db: str, gc_freeze: bool = False,
+                  memory: ServerMemory | None = None) -> tuple[float, int, float, float]:
     """(decisions per second, decisions, storage thread CPU seconds, RSS
     bytes per table: the peak while playing minus the RSS before)."""
     store = SqliteStore(db)
@@ -146,9 +199,11 @@ async def measure(tables: int, matches: int, db: str,
         gc.freeze()
         gc.set_threshold(50_000, 50, 100)
     loop = asyncio.get_running_loop()
+    if memory is not None:
+        memory.begin()
     rss0 = _rss_bytes()
     peak = [rss0]
-    watcher = asyncio.ensure_future(_watch_rss(peak))
+    watcher = asyncio.ensure_future(_watch_rss(peak, memory))
     dones = []
     t0 = time.perf_counter()
     for i in range(tables * 5):
@@ -162,6 +217,8 @@ async def measure(tables: int, matches: int, db: str,
         dones.append(done)
     await asyncio.sleep(0.3)  # every table is playing
     peak[0] = max(peak[0], _rss_bytes())
+    if memory is not None:
+        memory.sample()
     await asyncio.gather(*dones)
     elapsed = time.perf_counter() - t0
     watcher.cancel()
@@ -225,7 +282,14 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     parser.add_argument("--gc-freeze", action="store_true",
                         help="gc.freeze() after the server starts, thresholds raised")
+    parser.add_argument("--tracemalloc", action="store_true",
+                        help="trace the server's allocations (the fake bots' apart) and print "
+                             "its memory per table at the peak by line; CPU figures are then "
+                             "not comparable")
     args = parser.parse_args()
+    memory = ServerMemory() if args.tracemalloc else None
+    if memory is not None:
+        tracemalloc.start()
     logging.disable(logging.CRITICAL)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.CRITICAL))
     profiler = cProfile.Profile() if args.profile else None
@@ -234,7 +298,8 @@ def main() -> None:
         if profiler is not None:
             profiler.enable()
         rate, decisions, writer_s, rss_table = asyncio.run(
-            measure(args.tables, args.matches, str(Path(tmp) / "inproc.db"), args.gc_freeze))
+            measure(args.tables, args.matches, str(Path(tmp) / "inproc.db"), args.gc_freeze,
+                    memory))
         p50, p99 = turn_latency_ms(str(Path(tmp) / "inproc.db"))
         if profiler is not None:
             profiler.disable()
@@ -249,7 +314,9 @@ def main() -> None:
                           "bots_us": bots_us, "server_loop_us": server_us,
                           "writer_us": writer_us, "server_us": server_us + writer_us,
                           "rss_per_table_kb": rss_table / 1024, "engine_us": base_us,
-                          "p50_ms": p50, "p99_ms": p99}))
+                          "p50_ms": p50, "p99_ms": p99,
+                          "server_kb_per_table": None if memory is None else
+                          (memory.peak_bytes - memory.start_bytes) / args.tables / 1024}))
     else:
         print(f"{decisions} decisions at {rate:,.0f}/s, {args.tables} tables; CPU per decision: "
               f"server loop thread {server_us:.1f} µs (fake bots {bots_us:.1f} µs apart), "
@@ -259,6 +326,8 @@ def main() -> None:
         print(f"baseline, same run: the bare engine (legal list, observation, apply) "
               f"{base_us:.1f} µs per decision; server loop thread / engine: "
               f"{server_us / base_us:.1f}x")
+    if memory is not None and not args.json:
+        print(memory.report(args.tables))
     if profiler is not None:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(40)
 

@@ -193,7 +193,7 @@ class MatchSession(SessionOutput):
                         f"{exc}; answer again before the deadline", request_id)
             return
         elapsed_ms = (now - pending.sent_at) * 1000.0
-        seat.latencies_ms.append(round(elapsed_ms, 3))
+        seat.latencies.append(round(elapsed_ms, 3))
         over = elapsed_ms - self.limits.decision_ms
         if over > 0:
             seat.bank_ms = max(0.0, seat.bank_ms - over)

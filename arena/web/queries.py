@@ -38,6 +38,7 @@ from arena.storage.base import (
 from arena.web import entrants, series
 from arena.web.limits import ReadPool
 from arena.live import LADDER, LiveHub, public_abort_reason
+from arena.web.live_events import LiveEvents
 from arena.web.bot_figures import bot_line, fault_fields, fault_totals, latency_summary
 from arena.web.scopes import ALL, GameTable, ScopeCache, ScopeTable
 
@@ -116,6 +117,7 @@ class Queries:
         self.scopes = ScopeCache(store, self.reads.run, refresh_s=standings_refresh_s,
                                  clock=clock)
         self._details: collections.OrderedDict[str, Wire] = collections.OrderedDict()
+        self.live_events = LiveEvents(store, hub, self.run)
         self._bot_stats: collections.OrderedDict[tuple[Any, ...], Wire] = \
             collections.OrderedDict()
 
@@ -206,7 +208,12 @@ class Queries:
             return cached
         record = await self.run(self.get_match, match_id)
         if record is None or record.status is MatchStatus.RUNNING:
-            return self._live_detail(match_id, record, internal=internal)  # the hub: loop only
+            detail = self._live_detail(match_id, record, internal=internal)  # the hub: loop only
+            if detail["truncated"] and record is not None:
+                events = await self.live_events.all_of(record)
+                if events is not None:
+                    detail = {**detail, "events": events, "truncated": False}
+            return detail
         return await self.run(self._stored_detail, record, internal=internal)
 
     def _stored_detail(self, record: MatchRecord, *, internal: bool = False) -> Wire:

@@ -5,7 +5,8 @@
 Each hub message is one SSE ``data:`` line of JSON (its ``type`` says what it
 is). For a ``match:<id>`` channel, ``after`` (or the browser's
 ``Last-Event-ID`` on reconnect) first replays the public events with a
-larger ``seq`` from the hub's log, so a page that loaded the log and then
+larger ``seq`` from the hub's log (the older ones rebuilt from the store
+when the hub's tail begins later), so a page that loaded the log and then
 subscribed misses nothing in between. A comment line every
 ``HEARTBEAT_S`` seconds keeps proxies from closing an idle stream. A viewer
 that leaves frees its slot at once (the app cancels the handlers of
@@ -24,7 +25,7 @@ from typing import Any
 from aiohttp import web
 
 from arena.web.errors import ApiError, int_param
-from arena.web.keys import HUB, STOPPING, STREAMS
+from arena.web.keys import HUB, QUERIES, STOPPING, STREAMS
 from arena.live import MATCHES_CHANNEL, TOURNAMENTS_CHANNEL, HubFullError
 
 routes = web.RouteTableDef()
@@ -97,7 +98,7 @@ async def _stream(request: web.Request, channels: list[str],
             for c in channels:
                 if c.startswith("match:") and after is not None:
                     match_id = c.removeprefix("match:")
-                    for entry in hub.public_log(match_id) or []:
+                    for entry in await _replay(request, match_id, after):
                         if entry["seq"] > after:
                             await response.write(_frame({"type": "event", "match": match_id,
                                                          **entry}))
@@ -106,6 +107,19 @@ async def _stream(request: web.Request, channels: list[str],
             return response
     except HubFullError as e:
         raise ApiError(503, str(e), headers={"Retry-After": "10"}) from None
+
+
+async def _replay(request: web.Request, match_id: str, after: int) -> list[dict[str, Any]]:
+    """The match's public events to replay after ``after``: the hub's tail,
+    or, when the tail begins later, every event with the older ones rebuilt
+    from the store (see :class:`arena.web.live_events.LiveEvents`)."""
+    log = request.app[HUB].public_log(match_id) or []
+    if not log or log[0]["seq"] <= after + 1:
+        return log
+    queries = request.app[QUERIES]
+    record = await queries.run(queries.get_match, match_id)
+    events = None if record is None else await queries.live_events.all_of(record)
+    return log if events is None else events
 
 
 async def _pump(request: web.Request, response: web.StreamResponse, sub: Any,
