@@ -106,6 +106,14 @@ def _discontinuous(match_id: str, seq: int, expected: int) -> StorageError:
 def pending_of(rows: list[Row]) -> PendingBlock:
     """A block of ``(seq, at, JSON text)`` rows (at least one)."""
     pending = PendingBlock(rows[0][0])
+    last: Any = None
     for seq, at, text in rows:
-        pending.add(seq, at, [text])
+        if pending.texts and seq == pending.next_seq and at == last and type(at) is type(last):
+            # Events of one decision share their time: it is encoded once.
+            pending.texts.append(text)
+            pending.sizes[-1] += 1
+            pending.next_seq += 1
+        else:
+            pending.add(seq, at, [text])
+            last = at
     return pending
