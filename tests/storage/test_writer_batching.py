@@ -8,6 +8,7 @@ table handed over became a tuple of its own on the loop.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import sys
 
@@ -148,3 +149,17 @@ async def test_handing_over_records_makes_no_object_per_record(store):
     assert grown < steps // 4  # one list grows; no tuple or list per step or record
     await writer.close()
     assert len(store.get_events("m1")) == (steps + 1) * per_step
+
+
+@pytest.mark.parametrize("db_location", ["sqlite"], indirect=True)
+async def test_a_running_matchs_events_are_written_within_about_a_second(store):
+    """The bound docs/reliability.md gives for what a crash can lose."""
+    writer = StoreWriter(store)
+    await writer.create_match(match("m1"))
+    writer.append_encoded_nowait("m1", 0, 2000.0, texts(0, 1))
+    for _ in range(150):
+        if writer.events_written == 1:
+            break
+        await asyncio.sleep(0.01)
+    assert writer.events_written == 1 and len(store.get_events("m1")) == 1
+    await writer.close()
