@@ -133,7 +133,7 @@ def server_figures(location: str, tables: int, pids: Callable[[], list[int]]
     inproc_bench.SqliteStore = open_store  # the benchmark opens whatever --db names
     before = _process_cpu_s(pids())
     cpu0 = time.thread_time()
-    rate, decisions, writer_s = asyncio.run(inproc_bench.measure(tables, 1, location))
+    rate, decisions, writer_s, _rss = asyncio.run(inproc_bench.measure(tables, 1, location))
     loop_s = time.thread_time() - cpu0
     db_s = _process_cpu_s(pids()) - before
     return {"decisions/s": rate, "loop µs": loop_s / decisions * 1e6,

@@ -22,7 +22,10 @@ from __future__ import annotations
 import abc
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:
+    from arena.storage.blocks import PendingBlock
 
 Wire = dict[str, Any]
 
@@ -193,6 +196,21 @@ class Store(abc.ABC):
         return self.append_events_many({
             match_id: [StoredEvent(seq, at, json.loads(text)) for seq, at, text in rows]
             for match_id, rows in batches.items()})
+
+    def append_blocks(self, blocks: Mapping[str, PendingBlock]) -> dict[str, Exception]:
+        """Append one :class:`arena.storage.blocks.PendingBlock` per match
+        (the store writer's batch); a refused match is skipped, the others
+        are kept. Returns the refusals by match id. This default hands the
+        blocks to :meth:`append_rows_many`."""
+        failed: dict[str, Exception] = {}
+        rows = {}
+        for match_id, block in blocks.items():
+            if block.gap is not None:
+                failed[match_id] = block.gap_error(match_id)
+            elif len(block):
+                rows[match_id] = block.rows()
+        failed.update(self.append_rows_many(rows))
+        return failed
 
     @abc.abstractmethod
     def finish_match(self, match_id: str, *, result: Wire, reveal: list[Wire],

@@ -13,42 +13,18 @@ table are still read.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 from arena.storage.base import MatchStatus, NotFoundError, StorageError, StoredEvent
+from arena.storage.blocks import PendingBlock, Row, dumps, pending_of
 from arena.storage.connections import Database
+
+__all__ = ["EventLog", "PendingBlock", "Row", "dumps", "status_of"]
 
 MAX_KNOWN_LOGS = 10_000  # running matches whose next event seq is kept in memory
 
-# One encoder for every value: json.dumps with options builds a new one per call.
-dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
-
-Row = tuple[int, float, str]  # (seq, at, the event as JSON text)
-
 _INSERT_BLOCK = ("INSERT INTO event_blocks (match_id, first_seq, last_seq, ats, data)"
                  " VALUES (?, ?, ?, ?, ?)")
-
-
-def block(match_id: str, rows: list[Row]) -> tuple[str, int, int, str, str]:
-    """One ``event_blocks`` row from consecutive ``(seq, at, JSON)`` rows:
-    the events' JSON texts are joined into an array, not encoded again."""
-    # Events of one decision share their time: each distinct one is encoded once.
-    times: list[str] = []
-    last: Any = None
-    text = ""
-    for row in rows:
-        if row[1] != last or not text:
-            last = row[1]
-            try:
-                if type(last) is bool or not isinstance(last, (int, float)):
-                    raise TypeError(f"{last!r} is not a number")
-                text = dumps(last)
-            except (TypeError, ValueError) as exc:
-                raise StorageError(f"match {match_id!r}: event seq {row[0]} has no valid time "
-                                   f"({exc})") from None
-        times.append(text)
-    return (match_id, rows[0][0], rows[-1][0], "[" + ",".join(times) + "]",
-            "[" + ",".join([row[2] for row in rows]) + "]")
 
 
 def status_of(db: Any, match_id: str) -> MatchStatus:
@@ -56,14 +32,6 @@ def status_of(db: Any, match_id: str) -> MatchStatus:
     if row is None:
         raise NotFoundError(f"no match {match_id!r}")
     return MatchStatus(row[0])
-
-
-def check_seqs(match_id: str, expected: int, seqs: Iterator[int]) -> None:
-    for i, seq in enumerate(seqs):
-        if seq != expected + i:
-            raise StorageError(
-                f"match {match_id!r}: event seq {seq} does not continue the log "
-                f"(expected {expected + i}); events are append-only and numbered 0, 1, 2...")
 
 
 def rows_of(match_id: str, events: list[StoredEvent]) -> list[Row]:
@@ -104,12 +72,11 @@ class EventLog:
             (match_id, match_id)).fetchone()[0]
         return 0 if last is None else int(last) + 1
 
-    def _append(self, db: Any, match_id: str, rows: list[Row]) -> int:
-        """Insert one match's rows (in a transaction); returns the next seq."""
-        expected = self._next_seq_of(db, match_id)
-        check_seqs(match_id, expected, (row[0] for row in rows))
-        db.execute(_INSERT_BLOCK, block(match_id, rows))
-        return expected + len(rows)
+    def _append(self, db: Any, match_id: str, pending: PendingBlock) -> int:
+        """Insert one match's block (in a transaction); returns the next seq."""
+        pending.check(match_id, self._next_seq_of(db, match_id))
+        db.execute(_INSERT_BLOCK, pending.row(match_id))
+        return pending.next_seq
 
     def _remember(self, next_seq: dict[str, int]) -> None:
         """After a commit: where each appended match's log continues."""
@@ -128,7 +95,7 @@ class EventLog:
             return
         with self.db.lock:
             with self.db.tx() as db:
-                next_seq = self._append(db, match_id, rows_of(match_id, events))
+                next_seq = self._append(db, match_id, pending_of(rows_of(match_id, events)))
             self._remember({match_id: next_seq})
 
     def append_events_many(self, batches: Mapping[str, list[StoredEvent]]
@@ -148,46 +115,50 @@ class EventLog:
 
     def append_rows_many(self, batches: Mapping[str, list[Row]]) -> dict[str, Exception]:
         """Like :meth:`append_events_many` for events already encoded:
-        ``(seq, at, JSON text)`` rows (the store writer encodes them on the
-        event loop). Every batch is checked first, then all accepted rows go
-        in with one statement, a block row per match; returns the refusals
-        by match id."""
+        ``(seq, at, JSON text)`` rows; returns the refusals by match id."""
+        return self.append_blocks({match_id: pending_of(rows)
+                                   for match_id, rows in batches.items() if rows})
+
+    def append_blocks(self, blocks: Mapping[str, PendingBlock]) -> dict[str, Exception]:
+        """Append one block per match, as the store writer collects them,
+        in ONE transaction: every block is checked first, then all accepted
+        ones go in with one statement; a refused match is skipped, the
+        others are kept. Returns the refusals by match id."""
         failed: dict[str, Exception] = {}
         with self.db.lock:
             try:
                 with self.db.tx() as db:
                     accepted: list[tuple[str, int, int, str, str]] = []
                     next_seq: dict[str, int] = {}
-                    for match_id, rows in batches.items():
-                        if not rows:
+                    for match_id, pending in blocks.items():
+                        if not pending.texts:
                             continue
                         try:
-                            expected = self._next_seq_of(db, match_id)
-                            check_seqs(match_id, expected, (row[0] for row in rows))
-                            accepted.append(block(match_id, rows))
+                            pending.check(match_id, self._next_seq_of(db, match_id))
+                            accepted.append(pending.row(match_id))
                         except StorageError as exc:
                             failed[match_id] = exc
                             continue
-                        next_seq[match_id] = expected + len(rows)
+                        next_seq[match_id] = pending.next_seq
                     if accepted:
                         db.executemany(_INSERT_BLOCK, accepted)
             except self.db.integrity_error:
                 # Only if the log changed behind this store's back (the
                 # remembered seqs are stale): forget them and go match by match.
                 self._next_seq.clear()
-                return self._append_one_by_one(batches)
+                return self._append_one_by_one(blocks)
             self._remember(next_seq)
         return failed
 
-    def _append_one_by_one(self, batches: Mapping[str, list[Row]]) -> dict[str, Exception]:
+    def _append_one_by_one(self, blocks: Mapping[str, PendingBlock]) -> dict[str, Exception]:
         failed: dict[str, Exception] = {}
         with self.db.tx() as db:
-            for match_id, rows in batches.items():
-                if not rows:
+            for match_id, pending in blocks.items():
+                if not pending.texts:
                     continue
                 db.execute("SAVEPOINT batch")
                 try:
-                    self._append(db, match_id, rows)
+                    self._append(db, match_id, pending)
                 except (StorageError, self.db.integrity_error) as exc:
                     db.execute("ROLLBACK TO SAVEPOINT batch")
                     failed[match_id] = (exc if isinstance(exc, StorageError) else StorageError(

@@ -5,21 +5,30 @@ One dedicated thread executes every store call, strictly in submission order.
 * ``append_events`` does not wait for the disk: events are buffered per match
   on the loop side and handed to the thread in batches -- when
   ``batch_events`` are pending or ``flush_delay`` seconds after the first one
-  -- so a busy table costs one transaction per batch, not one per event.
-  It awaits only for back-pressure, when more than ``max_backlog`` events are
-  buffered or in flight (the disk has fallen behind).
+  -- so the store writes one row per running match and batch, and a second
+  of a busy server is a few hundred rows in one transaction, not one row
+  per event. It awaits only for back-pressure, when more than
+  ``max_backlog`` events are buffered or in flight (the disk has fallen
+  behind).
 * ``append_encoded_nowait`` is the tables' cheaper form: events already
   encoded with :func:`arena.records.encode_record` (on the loop, once: the live hub keeps
-  the same text), consecutive seqs and one timestamp. What waits for the
-  disk is then a few strings, not dicts the garbage collector walks again
-  and again, and the thread only runs SQLite (which lets go of the GIL)
-  instead of competing with the loop for it.
-* Every other call (``create_match``, ``finish_match``...) is ``async`` and
-  returns once committed. Before it runs, all buffered events are handed to
-  the thread, so a match's log is always complete before its result.
+  the same text), consecutive seqs and one timestamp. A step costs a few
+  list appends (:class:`arena.storage.blocks.PendingBlock`), no object per
+  event; the thread joins each match's texts once per batch and then runs
+  SQLite, which lets go of the GIL, instead of competing with the loop for it.
+* ``finish_match`` and ``abort_match`` hand over that match's buffered events
+  only, and the thread commits them before the result: a match's log is
+  always complete before its result, while the other matches' events wait
+  for the next batch. ``create_match`` hands over nothing. Every other call
+  (``flush``, ``add_bot``...) is ``async``, hands over every buffered event
+  first and returns once committed.
+* Events not yet committed are lost with the process; they belong to
+  running matches, which a restart aborts (finished results are never lost:
+  they are committed durably, after their events).
 * A batch the store refuses (e.g. a seq gap) is logged; the next
-  ``finish_match`` of that match raises :class:`EventLogError`, because a
-  match whose log is incomplete cannot be replayed and must not count.
+  ``finish_match`` of that match raises :class:`EventLogError` (checked on
+  the thread, where the refusals are kept), because a match whose log is
+  incomplete cannot be replayed and must not count.
 * ``healthy`` / ``last_error`` say whether the last write reached the disk:
   false, with the cause, once a write fails with an OS or SQLite error (disk
   full, read-only), true again after the next successful write. The change
@@ -52,19 +61,18 @@ from arena.storage.base import (
     TournamentStatus,
     Wire,
 )
+from arena.storage.blocks import PendingBlock
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
 
-# Bigger batches put several events of each running match into one
-# transaction: the rows of a match share B-tree pages, so a commit writes far
-# fewer pages to the WAL than one page per event.
-BATCH_EVENTS = 4096
-FLUSH_DELAY = 0.05  # seconds; spectators watch the live hub, not the store
-MAX_BACKLOG = 20_000  # events buffered or in flight before append_events waits
-
-
-Row = tuple[int, float, str]  # (seq, at, the event as JSON text)
+# A batch is one transaction with one row per running match. Big, rare
+# batches: at 200 tables a second of play is ~8,000 events, and every
+# commit rewrites the B-tree pages its rows touched (one index page per
+# match at least), so a row of 40 events costs about what a row of one did.
+BATCH_EVENTS = 16_384
+FLUSH_DELAY = 1.0  # seconds; spectators watch the live hub, not the store
+MAX_BACKLOG = 50_000  # events buffered or in flight before append_events waits
 
 
 class WriterClosedError(StorageError):
@@ -98,6 +106,9 @@ class _Job:
 
 _STOP = object()
 
+Events = dict[str, list[StoredEvent]]
+Blocks = dict[str, PendingBlock]
+
 
 class StoreWriter:
     """Serialises every write to ``store`` on one thread (see module doc)."""
@@ -113,13 +124,17 @@ class StoreWriter:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._jobs: queue.SimpleQueue[_Job | object] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="store-writer", daemon=True)
-        self._pending: dict[str, list[StoredEvent]] = defaultdict(list)
-        self._pending_rows: dict[str, list[Row]] = defaultdict(list)
+        # Buffered on the loop: a match's events are in one of the two forms.
+        self._pending: Events = defaultdict(list)
+        self._blocks: Blocks = {}
         self._n_pending = 0
         self._backlog = 0  # pending + handed to the thread, not yet committed
         self._room = asyncio.Condition()
+        self._waiting = 0  # append_events calls waiting for room
         self._timer: asyncio.TimerHandle | None = None
-        self._failed: dict[str, Exception] = {}
+        # (writer thread only) the first refused batch of each match, so its
+        # finish is refused; forgotten when the match is created or aborted.
+        self._refused: dict[str, Exception] = {}
         self._closed = False
         # Whether the last write reached the disk; the health endpoint reads them.
         self.healthy = True
@@ -142,17 +157,23 @@ class StoreWriter:
                 self._settle(job, value, None)
 
     def _settle(self, job: _Job, value: Any, exc: BaseException | None) -> None:
+        self._tell_loop(self._on_done, job, value, exc)
+
+    def _tell_loop(self, fn: Callable[..., None], *args: Any) -> None:
         assert self._loop is not None
         try:
-            self._loop.call_soon_threadsafe(self._on_done, job, value, exc)
+            self._loop.call_soon_threadsafe(fn, *args)
         except RuntimeError:  # the loop is closed: nobody is left to tell
             pass
 
     def _on_done(self, job: _Job, value: Any, exc: BaseException | None) -> None:
         if job.n_events:
             self._backlog -= job.n_events
-            asyncio.ensure_future(self._notify_room())
-        if job.future is not None:  # a batch reports its health in _note_batch
+            if self._waiting:
+                asyncio.ensure_future(self._notify_room())
+        # A batch reports its health in _note_batch, and a refused log says
+        # nothing about the disk.
+        if job.future is not None and not isinstance(exc, EventLogError):
             self._note_health(store_failure(exc))
         if job.future is not None and not job.future.done():
             if exc is not None:
@@ -179,7 +200,7 @@ class StoreWriter:
         self._start()
         if not events:
             return
-        if match_id in self._pending_rows:
+        if match_id in self._blocks:
             self._hand_over()  # records of this match came first: keep the order
         self._pending[match_id].extend(events)
         self._added(len(events))
@@ -188,15 +209,26 @@ class StoreWriter:
                               texts: list[str]) -> None:
         """Buffer events given as :func:`arena.records.encode_record` text, numbered
         ``first_seq``, ``first_seq + 1``..., all stamped ``at`` (no
-        back-pressure)."""
-        self._start()
+        back-pressure). ``texts`` is copied: the caller may reuse the list."""
+        # Called for every table step: a few list appends, no object per event.
+        if self._loop is None or self._closed:
+            self._start()
         if not texts:
             return
-        if match_id in self._pending:
-            self._hand_over()  # StoredEvents of this match came first: keep the order
-        self._pending_rows[match_id].extend(
-            [(first_seq + i, at, text) for i, text in enumerate(texts)])
-        self._added(len(texts))
+        block = self._blocks.get(match_id)
+        if block is None:
+            if match_id in self._pending:
+                self._hand_over()  # StoredEvents of this match came first: keep the order
+            block = self._blocks[match_id] = PendingBlock(first_seq)
+        block.add(first_seq, at, texts)
+        n = len(texts)
+        self._n_pending += n
+        self._backlog += n
+        if self._n_pending >= self.batch_events:
+            self._hand_over()
+        elif self._timer is None:
+            self._timer = self._loop.call_later(  # type: ignore[union-attr]
+                self.flush_delay, self._hand_over)
 
     def _added(self, n: int) -> None:
         self._n_pending += n
@@ -211,9 +243,13 @@ class StoreWriter:
         """Buffer events for storage; waits only while the backlog is full."""
         self._start()
         if self._backlog >= self.max_backlog:
-            async with self._room:
-                await self._room.wait_for(
-                    lambda: self._backlog < self.max_backlog or self._closed)
+            self._waiting += 1
+            try:
+                async with self._room:
+                    await self._room.wait_for(
+                        lambda: self._backlog < self.max_backlog or self._closed)
+            finally:
+                self._waiting -= 1
         self.append_events_nowait(match_id, events)
 
     def _hand_over(self) -> None:
@@ -221,37 +257,44 @@ class StoreWriter:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if not self._pending and not self._pending_rows:
+        if not self._n_pending:
             return
-        batches, rows, n = dict(self._pending), dict(self._pending_rows), self._n_pending
+        batches, blocks, n = self._pending, self._blocks, self._n_pending
         self._pending = defaultdict(list)
-        self._pending_rows = defaultdict(list)
+        self._blocks = {}
         self._n_pending = 0
-        self._jobs.put(_Job(self._write_batches, (batches, rows), n_events=n))
+        self._jobs.put(_Job(self._write_batches, (batches, blocks), n_events=n))
 
-    def _write_batches(self, batches: dict[str, list[StoredEvent]],
-                       rows: dict[str, list[Row]]) -> None:
+    def _take(self, match_id: str) -> tuple[Events, Blocks, int]:
+        """Take one match's buffered events out of the coming batch."""
+        events = self._pending.pop(match_id, None)
+        block = self._blocks.pop(match_id, None)
+        n = (len(events) if events else 0) + (len(block) if block else 0)
+        self._n_pending -= n
+        return ({match_id: events} if events else {}), ({match_id: block} if block else {}), n
+
+    def _write_batches(self, batches: Events, blocks: Blocks) -> None:
         """(writer thread) One transaction for all matches when the store can.
 
-        A match's events are all in ``batches`` or all in ``rows`` (the
+        A match's events are all in ``batches`` or all in ``blocks`` (the
         appenders hand over first when a match switches form)."""
         failed = self._write_events(batches) if batches else {}
-        if rows:
-            failed.update(self._write_rows(rows))
+        if blocks:
+            failed.update(self._write_blocks(blocks))
         n_written = (sum(len(v) for k, v in batches.items() if k not in failed)
-                     + sum(len(v) for k, v in rows.items() if k not in failed))
+                     + sum(len(v) for k, v in blocks.items() if k not in failed))
         for match_id, exc in failed.items():
+            self._refused.setdefault(match_id, exc)
             log.error("storage.events_refused", match=match_id, error=str(exc))
-        assert self._loop is not None
-        self._loop.call_soon_threadsafe(self._note_batch, n_written, failed)
+        self._tell_loop(self._note_batch, n_written, failed)
 
-    def _write_rows(self, rows: dict[str, list[Row]]) -> dict[str, Exception]:
+    def _write_blocks(self, blocks: Blocks) -> dict[str, Exception]:
         try:
-            return self.store.append_rows_many(rows)
+            return self.store.append_blocks(blocks)
         except Exception as exc:  # e.g. disk full: the whole batch is lost
-            return {match_id: exc for match_id in rows}
+            return {match_id: exc for match_id in blocks}
 
-    def _write_events(self, batches: dict[str, list[StoredEvent]]) -> dict[str, Exception]:
+    def _write_events(self, batches: Events) -> dict[str, Exception]:
         try:
             return self.store.append_events_many(batches)
         except Exception as exc:  # e.g. disk full: the whole batch is lost
@@ -260,8 +303,6 @@ class StoreWriter:
     def _note_batch(self, n_written: int, failed: dict[str, Exception]) -> None:
         self.batches_written += 1
         self.events_written += n_written
-        for match_id, exc in failed.items():
-            self._failed.setdefault(match_id, exc)
         failures = [f for f in map(store_failure, failed.values()) if f is not None]
         if failures:
             self._note_health(failures[0])
@@ -286,9 +327,14 @@ class StoreWriter:
         submitted before it (buffered events included); return its value."""
         self._start()
         self._hand_over()
+        return await self._submit(fn, *args, **kwargs)
+
+    async def _submit(self, fn: Callable[..., T], *args: Any, n_events: int = 0,
+                      **kwargs: Any) -> T:
+        """Queue ``fn`` behind what the thread has; buffered events stay buffered."""
         assert self._loop is not None
         future: asyncio.Future[T] = self._loop.create_future()
-        self._jobs.put(_Job(fn, args, kwargs, future=future))
+        self._jobs.put(_Job(fn, args, kwargs, future=future, n_events=n_events))
         return await future
 
     async def flush(self) -> None:
@@ -336,30 +382,53 @@ class StoreWriter:
         await self.call(self.store.remove_bot, name)
 
     async def create_match(self, record: MatchRecord) -> None:
-        self._failed.pop(record.id, None)
-        await self.call(self.store.create_match, record)
+        """Store a new match; the events buffered for others stay buffered."""
+        self._start()
+        if record.id in self._blocks or record.id in self._pending:
+            self._hand_over()  # events of that id came first: the store refuses them first
+        await self._submit(self._create_on_thread, record)
+
+    def _create_on_thread(self, record: MatchRecord) -> None:
+        self._refused.pop(record.id, None)
+        self.store.create_match(record)
 
     async def finish_match(self, match_id: str, *, result: Wire, reveal: list[Wire],
                            faults: list[SeatFaults], latency_ms: list[list[float]],
                            finished_at: float, slot: tuple[str, int] | None = None) -> None:
-        """Commit the result (and fill ``slot`` in the same transaction, see
-        :meth:`Store.finish_match`); raises EventLogError if part of the log
-        was lost."""
-        await self.flush()
-        failed = self._failed.pop(match_id, None)
-        if failed is not None:
+        """Commit the match's buffered events, then the result (and fill
+        ``slot`` in the same transaction, see :meth:`Store.finish_match`);
+        raises EventLogError if part of the log was lost."""
+        self._start()
+        events, blocks, n = self._take(match_id)
+        await self._submit(self._finish_on_thread, match_id, events, blocks, n_events=n,
+                           fields={"result": result, "reveal": reveal, "faults": faults,
+                                   "latency_ms": latency_ms, "finished_at": finished_at,
+                                   "slot": slot})
+
+    def _finish_on_thread(self, match_id: str, events: Events, blocks: Blocks,
+                          fields: dict[str, Any]) -> None:
+        if events or blocks:
+            self._write_batches(events, blocks)
+        refused = self._refused.pop(match_id, None)
+        if refused is not None:
             raise EventLogError(f"match {match_id!r} cannot be finished: its event log is "
-                                f"incomplete ({failed})") from failed
-        # Only given when set: a store that knows no slots is called as before.
-        extra: dict[str, Any] = {} if slot is None else {"slot": slot}
-        await self.call(self.store.finish_match, match_id, result=result, reveal=reveal,
-                        faults=faults, latency_ms=latency_ms, finished_at=finished_at,
-                        slot=slot)
+                                f"incomplete ({refused})") from refused
+        self.store.finish_match(match_id, **fields)
 
     async def abort_match(self, match_id: str, reason: str, *,
                           faults: list[SeatFaults] | None = None) -> None:
-        self._failed.pop(match_id, None)
-        await self.call(self.store.abort_match, match_id, reason, faults=faults)
+        """Commit the match's buffered events, then mark it aborted."""
+        self._start()
+        events, blocks, n = self._take(match_id)
+        await self._submit(self._abort_on_thread, match_id, events, blocks, reason, faults,
+                           n_events=n)
+
+    def _abort_on_thread(self, match_id: str, events: Events, blocks: Blocks, reason: str,
+                         faults: list[SeatFaults] | None) -> None:
+        if events or blocks:
+            self._write_batches(events, blocks)
+        self._refused.pop(match_id, None)
+        self.store.abort_match(match_id, reason, faults=faults)
 
     async def abort_unfinished(self, reason: str = "server restarted") -> list[str]:
         return await self.call(self.store.abort_unfinished, reason)
