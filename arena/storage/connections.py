@@ -172,5 +172,10 @@ class SqliteDatabase(Database):
             self.all_readers.clear()
             try:
                 self.write_connection.execute("PRAGMA optimize")
+            except sqlite3.OperationalError:
+                # Everything is committed; only the planner's statistics wait
+                # for the next close. Another process writing to the same
+                # file (a worker of the same server) can hold the lock.
+                pass
             finally:
                 self.write_connection.close()

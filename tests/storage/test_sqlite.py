@@ -76,3 +76,29 @@ def test_the_read_pool_stays_bounded_while_readers_and_a_writer_run(tmp_path):
     assert s.db.all_readers == []
 
 
+
+
+class _LockedAtClose:
+    """A write connection whose closing statistics find the file locked."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, *args):
+        if sql.startswith("PRAGMA optimize"):
+            raise sqlite3.OperationalError("database is locked")
+        return self.conn.execute(sql, *args)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def test_closing_while_another_process_writes_keeps_what_was_committed(tmp_path):
+    path = tmp_path / "a.db"
+    store = SqliteStore(path)
+    store.add_bot("alpha", "token-alpha")
+    store.db.write_connection = _LockedAtClose(store.db.write_connection)
+    store.close()  # no error: the statistics are an optimisation
+    again = SqliteStore(path)
+    assert [b.name for b in again.list_bots()] == ["alpha"]
+    again.close()
