@@ -64,6 +64,11 @@ class HandState:
     winning_card: int = 0
     winning_seat: int = 0
     trumped: bool = False
+    # For observations (``views.observe``), made when first asked for: the
+    # fields fixed for the whole hand, and the wire form of ``played``, one
+    # dict per trick, shared by every later observation of the hand.
+    wire_base: dict | None = field(default=None, compare=False, repr=False)
+    played_wire: list[dict] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def new(cls, n_seats: int) -> "HandState":
