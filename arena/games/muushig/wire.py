@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arena.games.base import IllegalActionError, NotYourTurnError
-from arena.games.muushig.cards import BIT, CARD_STR, join_cards, mask_cards, mask_strs, parse_card
+from arena.games.muushig.cards import (BIT, CARD_INDEX, CARD_STR, join_cards, mask_cards, mask_strs,
+                                       parse_card)
 from arena.games.muushig.legality import discard_sets, explain_illegal
 from arena.games.muushig.phases import DECIDE, DECLINE, ENTER, EXCHANGE, FOLD, HAND_SIZE, PLAY, TAKE
 
@@ -37,24 +38,26 @@ class WireFace:
         self._checked: tuple[int, Any, int] = _NOT_CHECKED
 
     def legal_actions(self) -> list[Any]:
-        """Every legal answer of the current seat, protocol order (cached per
-        decision: an exchange can have 32 discard sets)."""
+        """Every legal answer of the current seat, protocol order, a new list
+        each call (an exchange's, up to 32 discard sets, made once per
+        decision: their inner lists are shared between calls)."""
         engine = self.engine
         seat = engine.current_seat
         if seat is None:
             return []
+        stage = engine.stage
+        if stage == PLAY:
+            mask = engine._legal_mask_cache
+            return mask_strs(mask if mask >= 0 else engine.legal_mask())
+        if stage == DECIDE:
+            return ["enter", "fold"]
+        hand = engine.hand
+        if stage == TAKE:
+            return [None, *mask_strs(hand.hands[seat])]
         legal = self._legal
         if legal is None or self._legal_for != engine.decision_number:
-            stage, hand = engine.stage, engine.hand
-            cards = hand.hands[seat]
-            if stage == PLAY:
-                legal = [CARD_STR[c] for c in mask_cards(engine.legal_mask())]
-            elif stage == DECIDE:
-                legal = ["enter", "fold"]
-            elif stage == EXCHANGE:
-                legal = [[CARD_STR[c] for c in s] for s in discard_sets(cards, hand.exchange_limit)]
-            else:
-                legal = [None, *mask_strs(cards)]
+            sets = discard_sets(hand.hands[seat], hand.exchange_limit)
+            legal = [[CARD_STR[c] for c in s] for s in sets]
             self._legal, self._legal_for = legal, engine.decision_number
         return list(legal)
 
@@ -115,8 +118,14 @@ class WireFace:
         stage, state = engine.stage, engine.hand
         hand = state.hands[seat]
         if stage == PLAY:
-            card = self._held(hand, action)
-            legal = engine.legal_mask()
+            legal = engine._legal_mask_cache
+            if legal < 0:
+                legal = engine.legal_mask()
+            if type(action) is str:  # the usual answer, a playable card: two look-ups
+                card = CARD_INDEX.get(action, -1)
+                if card >= 0 and legal >> card & 1:
+                    return CARD_STR[card], card
+            card = self._held(hand, action)  # else the reason, as for any card
             if not legal & BIT[card]:
                 raise IllegalActionError(
                     explain_illegal(
