@@ -64,7 +64,10 @@ def mask_of(cards) -> int:
 
 
 # The same tables in wire strings: a hand's strings without a loop per card.
-_S0, _S1, _S2, _S3 = (tuple(tuple(CARD_STR[c] for c in cards) for cards in table) for table in _BYTE_CARDS)
+BYTE_STRS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+    tuple(tuple(CARD_STR[c] for c in cards) for cards in table) for table in _BYTE_CARDS
+)
+_S0, _S1, _S2, _S3 = BYTE_STRS
 
 
 def mask_strs(mask: int) -> list[str]:

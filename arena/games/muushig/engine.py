@@ -470,6 +470,8 @@ class MuushigEngine(SequentialGame):
     def apply_for(self, seat: int, action: Any) -> list[MuushigEvent]:
         if seat != self.current_seat:
             raise self._not_to_act(seat)
+        if self.stage == PLAY:  # apply_code's first step, most decisions
+            return self._play(self._code_of(action))
         return self.apply_code(self._code_of(action))
 
     def default_action(self) -> Any:
