@@ -459,9 +459,8 @@ class MuushigEngine(SequentialGame):
     def apply(self, action: Any) -> list[MuushigEvent]:
         return self.apply_code(self._code_of(action))
 
-    # The seat-addressed API of SequentialGame, with the answer checked
-    # once: ``apply_for`` of what ``check_for`` just returned is not checked
-    # again (see ``WireFace.code_of``).
+    # SequentialGame's, with the answer checked once: ``apply_for`` of what
+    # ``check_for`` just returned is not checked again (WireFace.code_of).
     def check_for(self, seat: int, action: Any) -> Any:
         if seat != self.current_seat:
             raise self._not_to_act(seat)

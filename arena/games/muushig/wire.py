@@ -7,12 +7,13 @@ the rules themselves live in the engine and ``legality``.
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from arena.games.base import IllegalActionError, NotYourTurnError
 from arena.games.muushig.cards import (BIT, CARD_INDEX, CARD_STR, join_cards, mask_cards, mask_strs,
                                        parse_card)
-from arena.games.muushig.legality import discard_sets, explain_illegal
+from arena.games.muushig.legality import explain_illegal
 from arena.games.muushig.phases import DECIDE, DECLINE, ENTER, EXCHANGE, FOLD, HAND_SIZE, PLAY, TAKE
 
 if TYPE_CHECKING:
@@ -56,8 +57,11 @@ class WireFace:
             return [None, *mask_strs(hand.hands[seat])]
         legal = self._legal
         if legal is None or self._legal_for != engine.decision_number:
-            sets = discard_sets(hand.hands[seat], hand.exchange_limit)
-            legal = [[CARD_STR[c] for c in s] for s in sets]
+            # discard_sets in wire strings: combinations of the hand's
+            # strings in canonical order give the same sets in the same order.
+            held = mask_strs(hand.hands[seat])
+            legal = [list(s) for k in range(min(hand.exchange_limit, len(held)) + 1)
+                     for s in combinations(held, k)]
             self._legal, self._legal_for = legal, engine.decision_number
         return list(legal)
 
