@@ -154,7 +154,11 @@ class GameEngine(Protocol):
         ...
 
     def apply_for(self, seat: int, action: GameAction) -> list[GameEvent]:
-        """Apply ``seat``'s action; may return [] while other seats still owe one."""
+        """Apply ``seat``'s action; may return [] while other seats still owe one.
+
+        An engine may skip checking again the canonical action its
+        ``check_for`` just returned for the same decision (the server checks
+        a bot's answer with ``check_for``, then applies it)."""
         ...
 
     def default_for(self, seat: int) -> GameAction:
@@ -162,7 +166,10 @@ class GameEngine(Protocol):
         ...
 
     def observation(self, seat: int) -> Wire:
-        """The ``state`` object for ``seat`` (only what that seat may know)."""
+        """The ``state`` object for ``seat`` (only what that seat may know).
+
+        Read-only, like an event's payload: parts that did not change may be
+        shared with earlier observations."""
         ...
 
     def result(self) -> Wire:

@@ -63,9 +63,16 @@ def mask_of(cards) -> int:
     return m
 
 
+# The same tables in wire strings: a hand's strings without a loop per card.
+BYTE_STRS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+    tuple(tuple(CARD_STR[c] for c in cards) for cards in table) for table in _BYTE_CARDS
+)
+_S0, _S1, _S2, _S3 = BYTE_STRS
+
+
 def mask_strs(mask: int) -> list[str]:
-    """Wire strings of ``mask`` in canonical order."""
-    return [CARD_STR[c] for c in mask_cards(mask)]
+    """Wire strings of ``mask`` in canonical order (a new list)."""
+    return list(_S0[mask & 255] + _S1[(mask >> 8) & 255] + _S2[(mask >> 16) & 255] + _S3[mask >> 24])
 
 
 def deck_for(players: int) -> tuple[int, ...]:

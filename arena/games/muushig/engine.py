@@ -84,7 +84,7 @@ class MuushigEngine(SequentialGame):
         self.legal_actions = wire.legal_actions  # type: ignore[method-assign]
         self.check_action = wire.check_action  # type: ignore[method-assign]
         self.default_action = wire.default_action  # type: ignore[method-assign]
-        self._check_wire = wire.check
+        self._code_of = wire.code_of
 
     # ------------------------------------------------ read-only accessors
     @property
@@ -447,6 +447,7 @@ class MuushigEngine(SequentialGame):
         else:
             self._set_stage(OVER)
             self.current_seat = None
+            self.decision_number += 1  # no decision pending: what was checked is void
 
     # ----------------------------------------------------------- wire API
     def legal_actions(self) -> list[Any]:
@@ -456,7 +457,21 @@ class MuushigEngine(SequentialGame):
         return self._wire.check_action(action)
 
     def apply(self, action: Any) -> list[MuushigEvent]:
-        return self.apply_code(self._check_wire(action)[1])
+        return self.apply_code(self._code_of(action))
+
+    # SequentialGame's, with the answer checked once: ``apply_for`` of what
+    # ``check_for`` just returned is not checked again (WireFace.code_of).
+    def check_for(self, seat: int, action: Any) -> Any:
+        if seat != self.current_seat:
+            raise self._not_to_act(seat)
+        return self.check_action(action)
+
+    def apply_for(self, seat: int, action: Any) -> list[MuushigEvent]:
+        if seat != self.current_seat:
+            raise self._not_to_act(seat)
+        if self.stage == PLAY:  # apply_code's first step, most decisions
+            return self._play(self._code_of(action))
+        return self.apply_code(self._code_of(action))
 
     def default_action(self) -> Any:
         return self._wire.default_action()

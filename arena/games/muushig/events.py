@@ -32,14 +32,26 @@ class MuushigEvent:
             w = self._wire = self._build()
         return w
 
+    # The cache read is written out in each (not a call of ``_public``):
+    # the server asks every event once per seat, for spectators and for
+    # the record, about nine times per decision.
     def for_seat(self, seat: int) -> Wire | None:
-        return self._public()
+        w = self._wire
+        if w is None:
+            w = self._wire = self._build()
+        return w
 
     def for_public(self) -> Wire | None:
-        return self._public()
+        w = self._wire
+        if w is None:
+            w = self._wire = self._build()
+        return w
 
     def for_record(self) -> Wire:
-        return self._public()
+        w = self._wire
+        if w is None:
+            w = self._wire = self._build()
+        return w
 
     def _key(self) -> tuple:
         return tuple(getattr(self, f) for f in self._fields)
@@ -184,7 +196,10 @@ class Exchange(MuushigEvent):
 
     def for_seat(self, seat: int) -> Wire | None:
         if seat != self.seat:
-            return self._public()
+            w = self._wire
+            if w is None:
+                w = self._wire = self._build()
+            return w
         w = self._own
         if w is None:
             w = self._own = {**self._public(), "drawn": [CARD_STR[c] for c in self.drawn]}

@@ -7,8 +7,6 @@ turns the same rules into a sentence the bot's author can act on.
 
 from __future__ import annotations
 
-from itertools import combinations
-
 from arena.games.muushig.cards import (
     ABOVE,
     ACE,
@@ -91,16 +89,6 @@ def explain_illegal(
             return f"no {SUIT_NAMES[led]} in hand, so you must trump: play one of {options}"
         return f"must over-trump {CARD_STR[win]}: play one of {options}"
     return f"{CARD_STR[card]} may not be played now: play one of {options}"  # pragma: no cover
-
-
-def discard_sets(hand: int, limit: int) -> list[tuple[int, ...]]:
-    """Every allowed exchange discard, protocol order: by size, then card by
-    card in canonical order (``combinations`` of a sorted hand gives that)."""
-    cards = mask_cards(hand)
-    out: list[tuple[int, ...]] = []
-    for k in range(min(limit, len(cards)) + 1):
-        out.extend(combinations(cards, k))
-    return out
 
 
 def discard_masks(hand: int, limit: int) -> list[int]:

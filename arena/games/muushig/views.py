@@ -2,7 +2,11 @@
 
 ``observe`` builds the protocol's ``state`` object (protocol §3) only from
 what rules §10 lets that seat know: its own cards, never another seat's hand,
-discards, drawings, the stock's order or a folded hand.
+discards, drawings, the stock's order or a folded hand. Each observation is
+a new dict with new lists, except the dicts of tricks already played and
+the ``[seat, card]`` pairs of the trick in progress, which later
+observations share: treat an observation as read-only, like an event's
+payload.
 """
 
 from __future__ import annotations
@@ -10,41 +14,94 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from arena.games.muushig.cards import CARD_STR, SUITS, mask_cards
-from arena.games.muushig.phases import EXCHANGE, PHASES, STATUS_NAMES
+from arena.games.muushig.cards import BYTE_STRS, CARD_STR, SUITS
+from arena.games.muushig.phases import EXCHANGE, PHASES, PLAY, STATUS_NAMES, TAKE
 
 if TYPE_CHECKING:
     from arena.games.muushig.engine import MuushigEngine
 
+_S0, _S1, _S2, _S3 = BYTE_STRS
+
 
 def observe(e: MuushigEngine, seat: int) -> dict[str, Any]:
+    # Asked for once per decision, so made the cheap way: a copy of the
+    # hand's fixed fields with the others set from the fast state directly
+    # (a 20-key dict display costs about three times the copy), and what
+    # only grows or is settled during a hand made into wire form once.
+    hand = e.hand
+    d = hand.wire_base
+    if d is None:
+        d = hand.wire_base = _hand_base(e)
+    d = d.copy()
     to_act = e.current_seat
+    stage = e.stage
+    d["seat"] = seat
+    if to_act is not None:
+        d["phase"] = PHASES[stage]
+        d["to_act"] = to_act
+        if stage == EXCHANGE:
+            d["max_discard"] = hand.exchange_limit
+    mask = hand.hands[seat]  # mask_strs, written out
+    d["cards"] = list(_S0[mask & 255] + _S1[(mask >> 8) & 255] + _S2[(mask >> 16) & 255] + _S3[mask >> 24])
+    d["scores"] = e._scores[:]
+    d["stars"] = e._stars[:]
+    status = hand.status_wire
+    if status is None:
+        status = [STATUS_NAMES[s] for s in hand.status]
+        if stage == EXCHANGE or stage == TAKE or stage == PLAY:  # every seat has decided
+            hand.status_wire = status
+    d["status"] = status[:]
+    d["stock"] = len(hand.stock) - hand.stock_drawn
+    d["exchanges"] = hand.exchanges[:]  # cards exchanged per seat, None = not (yet) asked
+    d["face_up_taken"] = hand.face_up_taken
+    trick = hand.trick
+    pairs = hand.trick_wire
+    if hand.trick_wire_of is not trick:  # a new trick: a new list in HandState.trick
+        pairs = hand.trick_wire = []
+        hand.trick_wire_of = trick
+    if len(pairs) != len(trick):
+        pairs.extend([s, CARD_STR[c]] for s, c in trick[len(pairs):])
+    d["trick"] = pairs[:]
+    d["leader"] = hand.leader
+    d["tricks"] = hand.tricks[:]
+    played = hand.played_wire
+    if len(played) != len(hand.played):
+        played.extend(_played_wire(t) for t in hand.played[len(played):])
+    d["played"] = played[:]
+    return d
+
+
+def _hand_base(e: MuushigEngine) -> dict[str, Any]:
+    """Every field in protocol order; those fixed for the hand set, the
+    others with their value when no seat is to act."""
     hand = e.hand
     return {
         "round": min(e.round_number, e.n_rounds - 1),
         "hand": e.hand_number,
         "dealer": e.dealer,
-        "seat": seat,
-        "phase": PHASES[e.stage] if to_act is not None else None,
-        "to_act": to_act,
+        "seat": None,
+        "phase": None,
+        "to_act": None,
         "trump": SUITS[hand.trump],
         "face_up": CARD_STR[hand.face_up],  # stays the face-up card after a take
-        "cards": [CARD_STR[c] for c in mask_cards(hand.hands[seat])],
-        "scores": list(e.scores),
-        "stars": list(e.stars),
-        "status": [STATUS_NAMES[s] for s in hand.status],
-        "stock": hand.stock_left,
-        "exchanges": list(hand.exchanges),  # cards exchanged per seat, None = not (yet) asked
-        "max_discard": hand.exchange_limit if to_act is not None and e.stage == EXCHANGE else None,
-        "face_up_taken": hand.face_up_taken,
-        "trick": [[s, CARD_STR[c]] for s, c in hand.trick],
-        "leader": hand.leader,
-        "tricks": list(hand.tricks),
-        "played": [
-            {"leader": lead, "cards": [[s, CARD_STR[c]] for s, c in cards], "winner": w}
-            for lead, cards, w in hand.played
-        ],
+        "cards": None,
+        "scores": None,
+        "stars": None,
+        "status": None,
+        "stock": None,
+        "exchanges": None,
+        "max_discard": None,
+        "face_up_taken": None,
+        "trick": None,
+        "leader": None,
+        "tricks": None,
+        "played": None,
     }
+
+
+def _played_wire(trick: tuple[int, tuple[tuple[int, int], ...], int]) -> dict[str, Any]:
+    lead, cards, winner = trick
+    return {"leader": lead, "cards": [[s, CARD_STR[c]] for s, c in cards], "winner": winner}
 
 
 def rank_places(stars: Sequence[int], sums: Sequence[int]) -> list[int]:

@@ -7,15 +7,20 @@ the rules themselves live in the engine and ``legality``.
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from arena.games.base import IllegalActionError, NotYourTurnError
-from arena.games.muushig.cards import BIT, CARD_STR, join_cards, mask_cards, mask_strs, parse_card
-from arena.games.muushig.legality import discard_sets, explain_illegal
+from arena.games.muushig.cards import (BIT, CARD_INDEX, CARD_STR, join_cards, mask_cards, mask_strs,
+                                       parse_card)
+from arena.games.muushig.legality import explain_illegal
 from arena.games.muushig.phases import DECIDE, DECLINE, ENTER, EXCHANGE, FOLD, HAND_SIZE, PLAY, TAKE
 
 if TYPE_CHECKING:
     from arena.games.muushig.engine import MuushigEngine
+
+
+_NOT_CHECKED: tuple[int, Any, int] = (-1, None, 0)
 
 
 class WireFace:
@@ -28,32 +33,58 @@ class WireFace:
         self.engine = engine
         self._legal: list[Any] | None = None  # the legal list of decision _legal_for
         self._legal_for = -1
+        # The answer checked last: (decision number, canonical action as a
+        # key, fast code). ``code_of`` that answer in the same decision
+        # returns the code without checking again, once.
+        self._checked: tuple[int, Any, int] = _NOT_CHECKED
 
     def legal_actions(self) -> list[Any]:
-        """Every legal answer of the current seat, protocol order (cached per
-        decision: an exchange can have 32 discard sets)."""
+        """Every legal answer of the current seat, protocol order, a new list
+        each call (an exchange's, up to 32 discard sets, made once per
+        decision: their inner lists are shared between calls)."""
         engine = self.engine
         seat = engine.current_seat
         if seat is None:
             return []
+        stage = engine.stage
+        if stage == PLAY:
+            mask = engine._legal_mask_cache
+            return mask_strs(mask if mask >= 0 else engine.legal_mask())
+        if stage == DECIDE:
+            return ["enter", "fold"]
+        hand = engine.hand
+        if stage == TAKE:
+            return [None, *mask_strs(hand.hands[seat])]
         legal = self._legal
         if legal is None or self._legal_for != engine.decision_number:
-            stage, hand = engine.stage, engine.hand
-            cards = hand.hands[seat]
-            if stage == PLAY:
-                legal = [CARD_STR[c] for c in mask_cards(engine.legal_mask())]
-            elif stage == DECIDE:
-                legal = ["enter", "fold"]
-            elif stage == EXCHANGE:
-                legal = [[CARD_STR[c] for c in s] for s in discard_sets(cards, hand.exchange_limit)]
-            else:
-                legal = [None, *mask_strs(cards)]
+            # discard_sets in wire strings: combinations of the hand's
+            # strings in canonical order give the same sets in the same order.
+            held = mask_strs(hand.hands[seat])
+            legal = [list(s) for k in range(min(hand.exchange_limit, len(held)) + 1)
+                     for s in combinations(held, k)]
             self._legal, self._legal_for = legal, engine.decision_number
         return list(legal)
 
     def check_action(self, action: Any) -> Any:
-        """The canonical form of a legal ``action``, else IllegalActionError."""
-        return self.check(action)[0]
+        """The canonical form of a legal ``action``, else IllegalActionError;
+        its code is kept for ``code_of``."""
+        canonical, code = self.check(action)
+        # An exchange's list as a tuple: the caller may change the list it
+        # was given, the key must not change with it.
+        key = tuple(canonical) if type(canonical) is list else canonical
+        self._checked = (self.engine.decision_number, key, code)
+        return canonical
+
+    def code_of(self, action: Any) -> int:
+        """The fast code of a legal ``action``, else IllegalActionError: the
+        kept one when ``action`` equals what ``check_action`` returned for
+        this same decision (so an answer is checked once), else checked now."""
+        decision, key, code = self._checked
+        if decision == self.engine.decision_number and (
+                action == key if type(action) is not list else tuple(action) == key):
+            self._checked = _NOT_CHECKED
+            return code
+        return self.check(action)[1]
 
     def default_action(self) -> Any:
         """rules §11: fold, keep every card, decline, lowest playable card."""
@@ -91,8 +122,14 @@ class WireFace:
         stage, state = engine.stage, engine.hand
         hand = state.hands[seat]
         if stage == PLAY:
-            card = self._held(hand, action)
-            legal = engine.legal_mask()
+            legal = engine._legal_mask_cache
+            if legal < 0:
+                legal = engine.legal_mask()
+            if type(action) is str:  # the usual answer, a playable card: two look-ups
+                card = CARD_INDEX.get(action, -1)
+                if card >= 0 and legal >> card & 1:
+                    return CARD_STR[card], card
+            card = self._held(hand, action)  # else the reason, as for any card
             if not legal & BIT[card]:
                 raise IllegalActionError(
                     explain_illegal(
