@@ -154,7 +154,7 @@ class Envelope:
     def __init__(self, head: Message, key: str) -> None:
         if key in head:
             raise ValueError(f"key {key!r} is already in the head")
-        self._packer = msgpack.Packer(use_bin_type=True)
+        self._packer = _small_packer()
         pack = self._packer.pack
         self._msgpack_head = (self._packer.pack_map_header(len(head) + 1)
                               + b"".join(pack(k) + pack(v) for k, v in head.items()) + pack(key))
@@ -165,6 +165,8 @@ class Envelope:
         """The wire bytes of ``{**head, key: value}``."""
         if encoding == Encoding.MSGPACK:
             body = self._packer.pack(value)
+            if len(body) > _PACKER_KEEP:
+                self._packer = _small_packer()
             return _PREFIX.pack(len(self._msgpack_head) + len(body)) + self._msgpack_head + body
         return self._json_head + _encode_json(value).encode("utf-8") + b"}\n"
 
@@ -172,8 +174,22 @@ class Envelope:
         """Like :func:`encode` (no size limit), with the reused packer."""
         if encoding == Encoding.MSGPACK:
             body = self._packer.pack(message)
+            if len(body) > _PACKER_KEEP:
+                self._packer = _small_packer()
             return _PREFIX.pack(len(body)) + body
         return encode(message, encoding)
+
+
+# A Packer's buffer starts at ``buf_size`` (msgpack's default: 256 KiB, kept
+# for the Packer's life) and doubles past what a message needs. An envelope
+# lives as long as its table, so it starts small, and after a message too big
+# to keep room for it is replaced rather than left holding twice that message.
+_PACKER_START = 2048
+_PACKER_KEEP = 16 * 1024
+
+
+def _small_packer() -> msgpack.Packer:
+    return msgpack.Packer(use_bin_type=True, buf_size=_PACKER_START)
 
 
 def encode_many(message: Message, encodings: Iterator[Encoding] | list[Encoding] | set[Encoding]) -> dict[Encoding, bytes]:
