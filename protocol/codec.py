@@ -242,7 +242,9 @@ def _check_value(message: Any, deep: bool = True) -> Message:
                     if type(item) in _SUSPECT:
                         stack.append((item, depth + 1))
             else:
-                stack.extend([(item, depth + 1) for item in value if type(item) in _SUSPECT])
+                for item in value:
+                    if type(item) in _SUSPECT:
+                        stack.append((item, depth + 1))
         elif kind is bytes or kind is bytearray:
             raise MalformedFrameError("binary values are not allowed; send strings")
         elif kind is float:
@@ -355,18 +357,21 @@ class Decoder:
                 self._fail(exc)
                 raise exc
         self._buffer += data
-        # Refuse an overlong line now rather than buffer it until its "\n".
-        if self.encoding == Encoding.JSONL:
+        # Refuse an overlong line now rather than buffer it until its "\n"
+        # (a read that ends with one has a line to return first).
+        if self.encoding is Encoding.JSONL and data[-1:] != b"\n":
             self._check_partial_line()
 
     def next_message(self) -> Message | None:
         """The next complete message, or None until more bytes arrive."""
         if self._error is not None:
             raise self._error
+        # An empty buffer, where every read of whole frames ends, returns
+        # at once: this runs once more per read than there are messages.
+        if not self._buffer or self.encoding is None:
+            return None
         try:
-            if self.encoding is None:
-                return None
-            if self.encoding == Encoding.MSGPACK:
+            if self.encoding is Encoding.MSGPACK:
                 return self._next_msgpack()
             return self._next_jsonl()
         except FrameError as exc:
@@ -411,7 +416,7 @@ class Decoder:
         end = 4 + size
         if len(buffer) < end:
             return None
-        body = bytes(buffer[4:end])
+        body = buffer[4:end]
         del buffer[:end]
         try:
             value = msgpack.unpackb(
@@ -446,7 +451,7 @@ class Decoder:
             return None
         if newline > self.max_frame:
             raise FrameTooLargeError(f"line of {newline} bytes, over the {self.max_frame}-byte limit")
-        line = bytes(buffer[:newline])
+        line = buffer[:newline]
         del buffer[: newline + 1]
         self._scanned = 0
         try:

@@ -148,8 +148,10 @@ class Table:
 
     def answer(self, conn: "BotConnection", match: str, request_id: int, action: GameAction) -> None:
         """A bot's ``action`` message for this table."""
-        seat = self._seat_of(conn)
-        if seat is None:
+        for seat in self.seats:  # _seat_of, inline: this runs once per decision
+            if seat.conn is conn:
+                break
+        else:
             conn.send_error(ErrorCode.UNKNOWN_REQUEST,
                             f"this connection holds no seat in match {match!r}", request_id,
                             match=match)
