@@ -169,9 +169,22 @@ class SessionOutput:
             return
         chunks = self._buffers[seat_index]
         chunks.append(self._envelope.encode(wire, encoding))
-        self.outgoing.append(seat_index * 2 + 1)
-        self.outgoing.append(b"".join(chunks) if len(chunks) > 1 else chunks[0])
+        data = b"".join(chunks) if len(chunks) > 1 else chunks[0]
         chunks.clear()
+        outgoing = self.outgoing
+        # Bytes for this seat already wait in this step (a hand's end was
+        # flushed to every seat): the request joins them, one write instead
+        # of two. Only its latest entry may take it (order per seat).
+        for i in range(len(outgoing) - 2, -1, -2):
+            code = outgoing[i]
+            if code >> 1 == seat_index:
+                if not code & 1:
+                    outgoing[i] = code | 1
+                    outgoing[i + 1] += data
+                    return
+                break
+        outgoing.append(seat_index * 2 + 1)
+        outgoing.append(data)
 
     def _send_match_start(self, seat_index: int) -> None:
         encoding = self._encodings[seat_index]
