@@ -89,6 +89,10 @@ class SessionOutput:
         self.public: list[tuple[dict[str, Any], str | None]] = []
         self._salts: dict[tuple[Any, ...], str] = {}
         self._envelope = Envelope({"type": "event", "match": match_id}, "event")
+        # The seats _emit writes to, kept until ``_encodings`` changes (a seat
+        # leaves or comes back): compared, not rebuilt, on every step.
+        self._targets_of: list[Encoding | None] = []
+        self._targets: list[tuple[int, Encoding]] = []
         self._silenced = False  # after match_end: nothing more of this match
 
     # -- outputs --------------------------------------------------------------
@@ -120,8 +124,12 @@ class SessionOutput:
         and the live hub share that text when the public form is the record)."""
         records = self.records
         public_log = self.public
-        targets = [(index, encoding) for index, encoding in enumerate(self._encodings)
-                   if encoding is not None]
+        encodings = self._encodings
+        if encodings != self._targets_of:
+            self._targets_of = list(encodings)
+            self._targets = [(index, encoding) for index, encoding in enumerate(encodings)
+                             if encoding is not None]
+        targets = self._targets
         buffers = self._buffers
         frame = self._envelope.frame
         flush = False
