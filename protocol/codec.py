@@ -36,6 +36,7 @@ again (the connection is to be closed anyway).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -180,16 +181,12 @@ class Envelope:
         return encode(message, encoding)
 
 
-# A Packer's buffer starts at ``buf_size`` (msgpack's default: 256 KiB, kept
-# for the Packer's life) and doubles past what a message needs. An envelope
-# lives as long as its table, so it starts small, and after a message too big
-# to keep room for it is replaced rather than left holding twice that message.
+# An envelope lives as long as its table: its Packer's buffer (msgpack's
+# default 256 KiB, kept for life) starts small, and after a big message the
+# Packer is replaced rather than keep room for twice that message.
 _PACKER_START = 2048
 _PACKER_KEEP = 16 * 1024
-
-
-def _small_packer() -> msgpack.Packer:
-    return msgpack.Packer(use_bin_type=True, buf_size=_PACKER_START)
+_small_packer = functools.partial(msgpack.Packer, use_bin_type=True, buf_size=_PACKER_START)
 
 
 def encode_many(message: Message, encodings: Iterator[Encoding] | list[Encoding] | set[Encoding]) -> dict[Encoding, bytes]:
@@ -358,7 +355,7 @@ class Decoder:
                 raise exc
         self._buffer += data
         # Refuse an overlong line now rather than buffer it until its "\n"
-        # (a read that ends with one has a line to return first).
+        # (unless the read ends with one: there is a line to return first).
         if self.encoding is Encoding.JSONL and data[-1:] != b"\n":
             self._check_partial_line()
 
@@ -366,8 +363,7 @@ class Decoder:
         """The next complete message, or None until more bytes arrive."""
         if self._error is not None:
             raise self._error
-        # An empty buffer, where every read of whole frames ends, returns
-        # at once: this runs once more per read than there are messages.
+        # Every read of whole frames ends on an empty buffer: return at once.
         if not self._buffer or self.encoding is None:
             return None
         try:
