@@ -36,6 +36,7 @@ again (the connection is to be closed anyway).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -154,7 +155,7 @@ class Envelope:
     def __init__(self, head: Message, key: str) -> None:
         if key in head:
             raise ValueError(f"key {key!r} is already in the head")
-        self._packer = msgpack.Packer(use_bin_type=True)
+        self._packer = _small_packer()
         pack = self._packer.pack
         self._msgpack_head = (self._packer.pack_map_header(len(head) + 1)
                               + b"".join(pack(k) + pack(v) for k, v in head.items()) + pack(key))
@@ -165,6 +166,8 @@ class Envelope:
         """The wire bytes of ``{**head, key: value}``."""
         if encoding == Encoding.MSGPACK:
             body = self._packer.pack(value)
+            if len(body) > _PACKER_KEEP:
+                self._packer = _small_packer()
             return _PREFIX.pack(len(self._msgpack_head) + len(body)) + self._msgpack_head + body
         return self._json_head + _encode_json(value).encode("utf-8") + b"}\n"
 
@@ -172,8 +175,18 @@ class Envelope:
         """Like :func:`encode` (no size limit), with the reused packer."""
         if encoding == Encoding.MSGPACK:
             body = self._packer.pack(message)
+            if len(body) > _PACKER_KEEP:
+                self._packer = _small_packer()
             return _PREFIX.pack(len(body)) + body
         return encode(message, encoding)
+
+
+# An envelope lives as long as its table: its Packer's buffer (msgpack's
+# default 256 KiB, kept for life) starts small, and after a big message the
+# Packer is replaced rather than keep room for twice that message.
+_PACKER_START = 2048
+_PACKER_KEEP = 16 * 1024
+_small_packer = functools.partial(msgpack.Packer, use_bin_type=True, buf_size=_PACKER_START)
 
 
 def encode_many(message: Message, encodings: Iterator[Encoding] | list[Encoding] | set[Encoding]) -> dict[Encoding, bytes]:
@@ -226,7 +239,9 @@ def _check_value(message: Any, deep: bool = True) -> Message:
                     if type(item) in _SUSPECT:
                         stack.append((item, depth + 1))
             else:
-                stack.extend([(item, depth + 1) for item in value if type(item) in _SUSPECT])
+                for item in value:
+                    if type(item) in _SUSPECT:
+                        stack.append((item, depth + 1))
         elif kind is bytes or kind is bytearray:
             raise MalformedFrameError("binary values are not allowed; send strings")
         elif kind is float:
@@ -339,18 +354,20 @@ class Decoder:
                 self._fail(exc)
                 raise exc
         self._buffer += data
-        # Refuse an overlong line now rather than buffer it until its "\n".
-        if self.encoding == Encoding.JSONL:
+        # Refuse an overlong line now rather than buffer it until its "\n"
+        # (unless the read ends with one: there is a line to return first).
+        if self.encoding is Encoding.JSONL and data[-1:] != b"\n":
             self._check_partial_line()
 
     def next_message(self) -> Message | None:
         """The next complete message, or None until more bytes arrive."""
         if self._error is not None:
             raise self._error
+        # Every read of whole frames ends on an empty buffer: return at once.
+        if not self._buffer or self.encoding is None:
+            return None
         try:
-            if self.encoding is None:
-                return None
-            if self.encoding == Encoding.MSGPACK:
+            if self.encoding is Encoding.MSGPACK:
                 return self._next_msgpack()
             return self._next_jsonl()
         except FrameError as exc:
@@ -395,7 +412,7 @@ class Decoder:
         end = 4 + size
         if len(buffer) < end:
             return None
-        body = bytes(buffer[4:end])
+        body = buffer[4:end]
         del buffer[:end]
         try:
             value = msgpack.unpackb(
@@ -430,7 +447,7 @@ class Decoder:
             return None
         if newline > self.max_frame:
             raise FrameTooLargeError(f"line of {newline} bytes, over the {self.max_frame}-byte limit")
-        line = bytes(buffer[:newline])
+        line = buffer[:newline]
         del buffer[: newline + 1]
         self._scanned = 0
         try:

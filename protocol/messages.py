@@ -166,6 +166,11 @@ class Action:
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> "Action":
+        # One per decision: well-formed fields are taken as they are; any
+        # other goes through the field checks, which name what is wrong.
+        match, request_id = data.get("match"), data.get("id")
+        if type(match) is str and type(request_id) is int and "action" in data:
+            return cls(match, request_id, data["action"])
         f = _Fields(data, "action")
         return cls(match=f.string("match"), id=f.integer("id"), action=f.present("action"))
 
@@ -392,6 +397,12 @@ def _parse(data: Any, table: dict[str, Callable[[Mapping[str, Any]], Any]]) -> A
 
 def parse_bot_message(data: Mapping[str, Any]) -> BotMessage:
     """A map a bot sent, as a message value (server side)."""
+    if type(data) is dict:  # the common case in one step; _parse says what is wrong
+        type_name = data.get("type")
+        if type(type_name) is str:
+            parser = _BOT_TYPES.get(type_name)
+            if parser is not None:
+                return parser(data)
     return _parse(data, _BOT_TYPES)
 
 

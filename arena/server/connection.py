@@ -176,9 +176,13 @@ class BotConnection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closed:
             return  # lingering after a closing error: read and drop
+        decoder = self.decoder
         try:
-            self.decoder.receive_data(data)
-            while not self.closed and (message := self.decoder.next_message()) is not None:
+            decoder.receive_data(data)
+            while not self.closed:
+                message = decoder.next_message()
+                if message is None:
+                    break
                 self._dispatch(message)
         except FrameError as exc:
             if self._metrics is not None:
@@ -315,29 +319,32 @@ class BotConnection(asyncio.Protocol):
         ``illegal_action`` included)."""
         self._tokens = min(self._burst, self._tokens + messages)
 
-    def _within_rate(self) -> bool:
-        now = time.monotonic()
-        self._tokens = min(self._burst, self._tokens + (now - self._last_refill) * self._rate)
-        self._last_refill = now
-        if self._tokens >= 1.0:
-            self._tokens -= 1.0
-            return True
-        return False
+    def _over_rate(self) -> None:
+        """A message beyond the token bucket: ignored with an error, and after
+        ``rate_strikes`` of them the connection is closed."""
+        self._strikes_left -= 1
+        if self._strikes_left <= 0:
+            self.log.warning("flood_closed", bot=self.bot)
+            self.fail(ErrorCode.RATE_LIMITED,
+                      f"too many messages too fast (over {self._rate:g} per second after a "
+                      f"burst of {self._burst:g}); connection closed")
+        else:
+            self._send_own_error(ErrorCode.RATE_LIMITED,
+                                 f"over {self._rate:g} messages per second; message ignored")
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         if self._metrics is not None:
             self._metrics.messages_total += 1
-        if not self._within_rate():
-            self._strikes_left -= 1
-            if self._strikes_left <= 0:
-                self.log.warning("flood_closed", bot=self.bot)
-                self.fail(ErrorCode.RATE_LIMITED,
-                          f"too many messages too fast (over {self._rate:g} per second after a "
-                          f"burst of {self._burst:g}); connection closed")
-            else:
-                self._send_own_error(ErrorCode.RATE_LIMITED,
-                                     f"over {self._rate:g} messages per second; message ignored")
+        # The token bucket, refilled by the time passed (and by grant);
+        # inline: it runs for every message.
+        now = time.monotonic()
+        tokens = min(self._burst, self._tokens + (now - self._last_refill) * self._rate)
+        self._last_refill = now
+        if tokens < 1.0:
+            self._tokens = tokens
+            self._over_rate()
             return
+        self._tokens = tokens - 1.0
         if self.identity is None:
             self._handshake(message)
             return

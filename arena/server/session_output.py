@@ -89,6 +89,10 @@ class SessionOutput:
         self.public: list[tuple[dict[str, Any], str | None]] = []
         self._salts: dict[tuple[Any, ...], str] = {}
         self._envelope = Envelope({"type": "event", "match": match_id}, "event")
+        # The seats _emit writes to, kept until ``_encodings`` changes (a seat
+        # leaves or comes back): compared, not rebuilt, on every step.
+        self._targets_of: list[Encoding | None] = []
+        self._targets: list[tuple[int, Encoding]] = []
         self._silenced = False  # after match_end: nothing more of this match
 
     # -- outputs --------------------------------------------------------------
@@ -120,8 +124,12 @@ class SessionOutput:
         and the live hub share that text when the public form is the record)."""
         records = self.records
         public_log = self.public
-        targets = [(index, encoding) for index, encoding in enumerate(self._encodings)
-                   if encoding is not None]
+        encodings = self._encodings
+        if encodings != self._targets_of:
+            self._targets_of = list(encodings)
+            self._targets = [(index, encoding) for index, encoding in enumerate(encodings)
+                             if encoding is not None]
+        targets = self._targets
         buffers = self._buffers
         frame = self._envelope.frame
         flush = False
@@ -169,9 +177,22 @@ class SessionOutput:
             return
         chunks = self._buffers[seat_index]
         chunks.append(self._envelope.encode(wire, encoding))
-        self.outgoing.append(seat_index * 2 + 1)
-        self.outgoing.append(b"".join(chunks) if len(chunks) > 1 else chunks[0])
+        data = b"".join(chunks) if len(chunks) > 1 else chunks[0]
         chunks.clear()
+        outgoing = self.outgoing
+        # Bytes for this seat already wait in this step (a hand's end was
+        # flushed to every seat): the request joins them, one write instead
+        # of two. Only its latest entry may take it (order per seat).
+        for i in range(len(outgoing) - 2, -1, -2):
+            code = outgoing[i]
+            if code >> 1 == seat_index:
+                if not code & 1:
+                    outgoing[i] = code | 1
+                    outgoing[i + 1] += data
+                    return
+                break
+        outgoing.append(seat_index * 2 + 1)
+        outgoing.append(data)
 
     def _send_match_start(self, seat_index: int) -> None:
         encoding = self._encodings[seat_index]

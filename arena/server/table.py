@@ -86,6 +86,7 @@ class Table:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._done: "asyncio.Future[None] | None" = None
         self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0  # when self._timer fires
         self._house_scheduled = False
         self._pumping = False
         self.finished = asyncio.Event()
@@ -148,8 +149,10 @@ class Table:
 
     def answer(self, conn: "BotConnection", match: str, request_id: int, action: GameAction) -> None:
         """A bot's ``action`` message for this table."""
-        seat = self._seat_of(conn)
-        if seat is None:
+        for seat in self.seats:  # _seat_of, inline: this runs once per decision
+            if seat.conn is conn:
+                break
+        else:
             conn.send_error(ErrorCode.UNKNOWN_REQUEST,
                             f"this connection holds no seat in match {match!r}", request_id,
                             match=match)
@@ -254,7 +257,7 @@ class Table:
             self._house_scheduled = True
             self._loop.call_soon(self._house_turn)  # type: ignore[union-attr]
         at = session.next_deadline()
-        if at is not None:
+        if at is not None and (self._timer is None or self._timer_at > at):
             self._arm_timer(at)
         if session.over:
             done = self._done
@@ -272,10 +275,11 @@ class Table:
     def _arm_timer(self, at: float) -> None:
         timer = self._timer
         if timer is not None:
-            if timer.when() <= at:
+            if self._timer_at <= at:
                 return  # fires first; _on_timer moves it on
             timer.cancel()
         self._timer = self._loop.call_at(at, self._on_timer)  # type: ignore[union-attr]
+        self._timer_at = at
 
     def _on_timer(self) -> None:
         timer, self._timer = self._timer, None

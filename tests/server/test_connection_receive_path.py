@@ -1,0 +1,119 @@
+"""The common case of the receive path, one small ``action`` frame, is short.
+
+A server at many tables handles an action per decision: what a connection
+runs between the bytes and its host's ``action_received`` is paid each
+time, so it is held to a budget of Python calls here (counted, not timed:
+the count does not drift with the machine's load). Every check still runs:
+the conformance tests hold the same connection to the protocol's rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena.server.connection import BotConnection, Identity
+from protocol.codec import Encoding, encode
+from protocol.messages import Action, Hello
+
+ROOT = Path(__file__).resolve().parents[2]
+# Calls of the connection layer: the connection, the codec, the messages.
+COUNTED = (str(ROOT / "protocol"), str(ROOT / "arena" / "server" / "connection.py"), "<string>")
+CALL_BUDGET = 10
+
+
+class Host:
+    def __init__(self) -> None:
+        self.actions: list[Action] = []
+
+    def connection_opened(self, conn: BotConnection) -> None:
+        return None
+
+    def authenticate(self, hello: Hello, conn: BotConnection) -> Identity:
+        return Identity(bot=hello.name or "bot", token_hash="h")
+
+    def connection_ready(self, conn: BotConnection) -> None:
+        pass
+
+    def action_received(self, conn: BotConnection, action: Action) -> None:
+        self.actions.append(action)
+
+    def connection_alive(self, conn: BotConnection) -> None:
+        pass
+
+    def connection_closed(self, conn: BotConnection) -> None:
+        pass
+
+
+class Transport(asyncio.Transport):
+    def __init__(self) -> None:
+        super().__init__()
+        self.written: list[bytes] = []
+
+    def write(self, data: Any) -> None:
+        self.written.append(bytes(data))
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return ("127.0.0.1", 1) if name == "peername" else default
+
+    def is_closing(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+
+def _connected(encoding: Encoding) -> tuple[BotConnection, Host]:
+    host = Host()
+    conn = BotConnection(host, hello_timeout_s=5, max_write_buffer=1 << 20, rate_per_s=1000,
+                         rate_burst=1000, rate_strikes=3, server_name="test")
+    conn.connection_made(Transport())
+    conn.data_received(encode({"type": "hello", "protocol": 1, "token": "t", "name": "b"}, encoding))
+    assert conn.identity is not None
+    return conn, host
+
+
+def _calls_while(conn: BotConnection, data: bytes) -> list[str]:
+    calls: list[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_filename.startswith(COUNTED):
+            calls.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        conn.data_received(data)
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+async def test_one_msgpack_action_reaches_the_host_within_the_call_budget():
+    conn, host = _connected(Encoding.MSGPACK)
+    frame = encode({"type": "action", "match": "m-1", "id": 7, "action": ["JH", "TS"]},
+                   Encoding.MSGPACK)
+    calls = _calls_while(conn, frame)
+    assert host.actions == [Action("m-1", 7, ["JH", "TS"])]
+    assert len(calls) <= CALL_BUDGET, calls
+
+
+async def test_one_json_action_reaches_the_host_within_the_call_budget():
+    conn, host = _connected(Encoding.JSONL)
+    line = encode({"type": "action", "match": "m-1", "id": 7, "action": "AS"}, Encoding.JSONL)
+    calls = _calls_while(conn, line)
+    assert host.actions == [Action("m-1", 7, "AS")]
+    assert len(calls) <= CALL_BUDGET + 2, calls
+
+
+async def test_actions_split_and_joined_across_reads_arrive_in_order():
+    conn, host = _connected(Encoding.MSGPACK)
+    data = b"".join(encode({"type": "action", "match": "m", "id": i, "action": i}, Encoding.MSGPACK)
+                    for i in range(5))
+    for start in range(0, len(data), 7):
+        conn.data_received(data[start:start + 7])
+    assert [a.id for a in host.actions] == [0, 1, 2, 3, 4]
