@@ -72,8 +72,9 @@ class BridgedHub(LiveHub):
         # match's log: taken from there, not encoded a second time (and not
         # from the caller's dicts, which it may reuse for the next step).
         live = self._live.get(match_id)
-        if live is not None and len(live.log) >= len(events):
-            texts = [live.log[i][2] for i in range(-len(events), 0)]
+        if live is not None and len(live.texts) >= len(events):
+            kept = live.texts
+            texts = [kept[i] for i in range(-len(events), 0)]
         else:
             texts = [_dumps(data) if text is None else text for data, text in events]
         self.outbox.append({"t": "ev", "m": match_id, "j": texts})
