@@ -81,23 +81,26 @@ class RoundStart(MuushigEvent):
 
 class Deal(MuushigEvent):
     """Engine-only: the deck of a hand. No seat or spectator sees it; the
-    server turns it into the ``commit`` event and reveals it at match end."""
+    server turns it into the ``commit`` event and reveals it at match end.
 
-    __slots__ = ("round", "hand", "deck_codes", "_deal")
+    Its wire forms are built when asked and not cached, unlike the other
+    events': the engine keeps every hand's Deal for the reveal, and each is
+    asked only once or twice (the record, the commit, the reveal)."""
+
+    __slots__ = ("round", "hand", "deck_codes")
     kind = "deal"
     _fields = ("round", "hand", "deck_codes")
 
     def __init__(self, round: int, hand: int, deck_codes: tuple[int, ...]) -> None:
         self._wire = None
-        self._deal = None
-        self.round, self.hand, self.deck_codes = round, hand, deck_codes
+        self.round, self.hand, self.deck_codes = round, hand, bytes(deck_codes)
 
     @property
     def deal(self) -> DealInfo:
-        d = self._deal
-        if d is None:
-            d = self._deal = DealInfo(self.round, self.hand, tuple(CARD_STR[c] for c in self.deck_codes))
-        return d
+        return DealInfo(self.round, self.hand, tuple(CARD_STR[c] for c in self.deck_codes))
+
+    def for_record(self) -> Wire:
+        return self._build()
 
     def for_seat(self, seat: int) -> Wire | None:
         return None
