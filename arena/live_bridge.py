@@ -31,7 +31,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 import structlog
 
@@ -141,19 +141,19 @@ def _size(message: dict[str, Any]) -> int:
     return len(json.dumps(message, separators=(",", ":"), allow_nan=False).encode())
 
 
-def bundles(node: str, messages: list[dict[str, Any]],
-            limit: int = _BUNDLE_BYTES) -> list[dict[str, Any]]:
+def bundles(node: str, messages: list[dict[str, Any]], limit: int = _BUNDLE_BYTES,
+            size_of: Callable[[dict[str, Any]], int] = _size) -> list[dict[str, Any]]:
     """Pack messages, in order, into payloads of at most ``limit`` bytes
-    (default: one notification); an events message too big for one is
-    split, and a single event that is still too big is left out (the live
-    page skips it; the stored log has it)."""
+    (default: one notification) as ``size_of`` counts them; an events
+    message too big for one is split, and a single event that is still too
+    big is left out (the live page skips it; the stored log has it)."""
     out: list[dict[str, Any]] = []
     current: list[dict[str, Any]] = []
     size = 0
     pending = list(reversed(messages))
     while pending:
         message = pending.pop()
-        n = _size(message)
+        n = size_of(message)
         if n > limit:
             events = message.get("j") if message.get("t") == "ev" else None
             if events and len(events) > 1:

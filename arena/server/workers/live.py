@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+from arena.live_bridge import bundles
 from arena.server.workers.channel import MAX_MESSAGE_BYTES, Channel, ChannelClosedError
 from arena.storage.base import StorageError
 
@@ -31,31 +32,9 @@ def estimate(message: dict[str, Any]) -> int:
 
 def pack(node: str, messages: list[dict[str, Any]],
          limit: int = _BUNDLE_ESTIMATE) -> list[dict[str, Any]]:
-    """Messages, in order, in bundles of about ``limit`` bytes at most; an
-    events message bigger than that is split, and a single event that is
-    still too big is left out (the stored log has it)."""
-    out: list[dict[str, Any]] = []
-    current: list[dict[str, Any]] = []
-    size = 0
-    pending = list(reversed(messages))
-    while pending:
-        message = pending.pop()
-        n = estimate(message)
-        if n > limit:
-            events = message.get("j") if message.get("t") == "ev" else None
-            if events and len(events) > 1:
-                half = len(events) // 2
-                pending.append({**message, "j": events[half:]})
-                pending.append({**message, "j": events[:half]})
-            continue
-        if size + n > limit and current:
-            out.append({"n": node, "msgs": current})
-            current, size = [], 0
-        current.append(message)
-        size += n
-    if current:
-        out.append({"n": node, "msgs": current})
-    return out
+    """Messages, in order, in bundles of about ``limit`` bytes at most (the
+    bridge's own packing, by estimate instead of measured JSON)."""
+    return bundles(node, messages, limit, size_of=estimate)
 
 
 class WorkerTransport:
