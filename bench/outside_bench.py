@@ -340,7 +340,8 @@ def figures_dict(arena: ArenaFigures, bare: BareFigures, one: dict[str, float] |
                  code: Path, workers_note: str | None) -> dict[str, object]:
     result: dict[str, object] = {
         "code": str(code), "arena": asdict(arena), "bare": asdict(bare),
-        "ratio_cpu": arena.server_us / bare.server_us,
+        # A tiny run's baseline can use less CPU than one clock tick: no ratio then.
+        "ratio_cpu": arena.server_us / bare.server_us if bare.server_us else None,
         "load_average": os.getloadavg()[0]}
     if one is not None:
         result["one_table"] = one

@@ -158,7 +158,8 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
                      cpu_share=limits.cpu_share_while_playing,
                      busy=lambda: metrics.tables_running > 0)
     app[QUERIES] = Queries(store, hub, reads=reads,
-                           standings_refresh_s=limits.standings_refresh_s)
+                           standings_refresh_s=limits.standings_refresh_s,
+                           catch_up=writer.flush if writer is not None else None)
     app[SETTINGS] = Settings(admin_token=admin_token,
                              registration=RegistrationMode.parse(registration),
                              limits=limits, server_info=dict(server_info or {}))

@@ -23,9 +23,11 @@ log = structlog.get_logger(__name__)
 
 Wire = dict[str, Any]
 
-# The store's writer may be a moment behind the hub: tried this often, this
-# far apart, before the viewer gets the hub's tail alone (marked ``truncated``).
-HISTORY_TRIES = 20
+# The store's writer may be up to a batch (about a second) behind the hub:
+# when this node's writer is at hand it is asked to write what it holds at
+# once; otherwise (or still behind) tried this often, this far apart, before
+# the viewer gets the hub's tail alone (marked ``truncated``).
+HISTORY_TRIES = 30
 HISTORY_RETRY_S = 0.05
 CACHED_HISTORIES = 8  # running matches whose rebuilt events are kept
 
@@ -33,10 +35,11 @@ CACHED_HISTORIES = 8  # running matches whose rebuilt events are kept
 class LiveEvents:
     """The public events of running matches: the store's up to the hub's tail."""
 
-    def __init__(self, store: Store, hub: LiveHub,
-                 run: Callable[..., Awaitable[Any]]) -> None:
+    def __init__(self, store: Store, hub: LiveHub, run: Callable[..., Awaitable[Any]], *,
+                 catch_up: Callable[[], Awaitable[None]] | None = None) -> None:
         self.store = store
         self.hub = hub
+        self._catch_up = catch_up  # the writer's flush: the store gets what it holds
         self._run = run  # a blocking call on a read thread
         self._histories: collections.OrderedDict[str, list[Wire]] = collections.OrderedDict()
 
@@ -46,7 +49,7 @@ class LiveEvents:
         None if the hub does not hold the match, it is played on another
         node (the hub's numbering may not match the store's), the store
         stays behind the tail's start, or its log does not rebuild."""
-        for _ in range(HISTORY_TRIES):
+        for attempt in range(HISTORY_TRIES):
             info = self.hub.live_info(record.id)
             if info is None or info.get("node") is not None:
                 return None
@@ -72,5 +75,8 @@ class LiveEvents:
             joined = join(history, tail)
             if joined is not None:
                 return joined
-            await asyncio.sleep(HISTORY_RETRY_S)  # the store's writer is catching up
+            if attempt == 0 and self._catch_up is not None:
+                await self._catch_up()
+            else:
+                await asyncio.sleep(HISTORY_RETRY_S)  # the store's writer is catching up
         return None

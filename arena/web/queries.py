@@ -109,7 +109,8 @@ class Queries:
 
     def __init__(self, store: Store, hub: LiveHub, *, reads: ReadPool | None = None,
                  standings_refresh_s: float = 0.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 catch_up: Callable[[], Awaitable[None]] | None = None) -> None:
         self.store = store
         self.hub = hub
         self._series: dict[str, tuple[list[MatchRecord], Wire]] = {}
@@ -117,7 +118,7 @@ class Queries:
         self.scopes = ScopeCache(store, self.reads.run, refresh_s=standings_refresh_s,
                                  clock=clock)
         self._details: collections.OrderedDict[str, Wire] = collections.OrderedDict()
-        self.live_events = LiveEvents(store, hub, self.run)
+        self.live_events = LiveEvents(store, hub, self.run, catch_up=catch_up)
         self._bot_stats: collections.OrderedDict[tuple[Any, ...], Wire] = \
             collections.OrderedDict()
 

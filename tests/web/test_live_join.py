@@ -171,3 +171,28 @@ async def test_viewers_of_the_same_stretch_share_one_replay(
     detail = await (await client.get("/api/matches/m")).json()
     assert [e["data"] for e in detail["events"]] == shown_later
     assert len(replays) == 2
+
+
+async def test_events_the_writer_still_holds_are_written_at_once_for_a_late_viewer(
+        store: SqliteStore, metrics) -> None:
+    # The writer batches a running match's events about once a second; a
+    # viewer of a fast match must not wait for the batch (nor get a cut log).
+    from arena.records import encode_record
+    from arena.storage.writer import StoreWriter
+
+    rules, stored, shown = mid_match()
+    behind = len(stored) // 2
+    hub = LiveHub(tail_events=TAIL)
+    writer = StoreWriter(store, flush_delay=30.0)
+    start(store, hub, rules, stored[:behind], shown)
+    async with TestClient(TestServer(make_app(store, hub=hub, metrics=metrics,
+                                              writer=writer))) as client:
+        for seq, at, data in stored[behind:]:
+            writer.append_encoded_nowait("m", seq, at, [encode_record(data)])
+        t0 = time.monotonic()
+        detail = await (await client.get("/api/matches/m")).json()
+        waited = time.monotonic() - t0
+        assert detail["truncated"] is False
+        assert [e["data"] for e in detail["events"]] == shown
+        assert waited < 0.5, f"the viewer waited {waited:.2f} s for the writer's batch"
+    await writer.close()
