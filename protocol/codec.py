@@ -42,7 +42,7 @@ import math
 import re
 import struct
 from enum import StrEnum
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import msgpack
 
@@ -69,29 +69,29 @@ class Encoding(StrEnum):
 _json_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def _cached_json_encode() -> Any:
-    """``_json_encoder.encode`` with its C encoder built once.
+def cached_json_encode(encoder: json.JSONEncoder) -> Callable[[Any], str]:
+    """``encoder.encode`` with its C encoder built once (compact, no indent).
 
     ``JSONEncoder.encode`` makes a new C encoder on every call, which costs
-    about as much as encoding a small message. The bytes are the same (no
-    circular-reference check: messages are plain trees; a cycle still
-    fails, with RecursionError instead of ValueError). Without the C
-    accelerator the plain encoder is used."""
+    about as much as encoding a small message. Same text, no circular check
+    (plain trees; a cycle fails with RecursionError, not ValueError); without
+    the C accelerator, the plain encoder."""
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:
-        return _json_encoder.encode
-    iterencode = make(None, _json_encoder.default, json.encoder.encode_basestring, None,
-                      ":", ",", False, False, False)
+        return encoder.encode
+    strings = (json.encoder.encode_basestring_ascii if encoder.ensure_ascii
+               else json.encoder.encode_basestring)
+    iterencode = make(None, encoder.default, strings, None, encoder.key_separator,
+                      encoder.item_separator, encoder.sort_keys, encoder.skipkeys,
+                      encoder.allow_nan)
 
     def encode_json(value: Any) -> str:
-        # Like JSONEncoder.encode with allow_nan=False: the C encoder with
-        # allow_nan False raises ValueError for NaN and infinities.
         return "".join(iterencode(value, 0))
 
     return encode_json
 
 
-_encode_json = _cached_json_encode()
+_encode_json = cached_json_encode(_json_encoder)
 
 
 def encode(message: Message, encoding: Encoding | str, limit: int | None = None) -> bytes:
