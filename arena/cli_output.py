@@ -32,12 +32,7 @@ def format_result(match_id: str, players: list[str], result: dict[str, Any]) -> 
         rows.append([str(result["ranks"][seat]), str(seat), players[seat],
                      "★" * result["stars"][seat] or "-",
                      *[str(v) for v in result["final_scores"][seat]], str(result["sums"][seat])])
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    lines = [f"match {match_id}",
-             "  ".join(h.ljust(w) for h, w in zip(header, widths)),
-             "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows]
-    return "\n".join(lines)
+    return _match_table(match_id, header, rows)
 
 
 def format_result_columns(match_id: str, players: list[str], result: dict[str, Any],
@@ -49,6 +44,11 @@ def format_result_columns(match_id: str, players: list[str], result: dict[str, A
     ranks = result.get("ranks") or [0] * len(players)
     rows = [[str(seat), players[seat], *[str(result[key][seat]) for key, _ in columns]]
             for seat in sorted(range(len(players)), key=lambda s: (ranks[s], s))]
+    return _match_table(match_id, header, rows)
+
+
+def _match_table(match_id: str, header: list[str], rows: list[list[str]]) -> str:
+    """``match <id>`` over a left-aligned table: header, dashes, rows."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     lines = [f"match {match_id}",
              "  ".join(h.ljust(w) for h, w in zip(header, widths)),
