@@ -143,6 +143,37 @@ const Arena = (() => {
     return h.map((v) => (v >>> 0).toString(16).padStart(8, "0")).join("");
   }
 
+  /**
+   * Follow a live match for a replay viewer: ``handlers.event(message)`` for
+   * each event after ``after``; after a gap, the match detail fetched anew to
+   * ``handlers.reload(detail)``; once it has ended, its stored detail to
+   * ``handlers.ended(detail)`` (the store may record the result a moment after
+   * the hub announces it, so it is asked again while it still says live) and
+   * the page's status line updated.
+   */
+  function followMatch(matchId, after, handlers) {
+    const url = `/api/matches/${encodeURIComponent(matchId)}`;
+    async function ended(attempt) {
+      const next = await getJSON(url);
+      if (next.live && attempt < 20) { setTimeout(() => ended(attempt + 1), 250 * (attempt + 1)); return; }
+      const status = document.getElementById("match-status");
+      if (status) { status.textContent = next.match.status; status.className = `status ${next.match.status}`; }
+      handlers.ended(next);
+    }
+    const source = subscribe([`match:${matchId}`], async (message) => {
+      if (message.type === "event") {
+        handlers.event(message);
+      } else if (message.type === "match_ended") {
+        source.close();
+        ended(0);
+      } else if (message.type === "gap") {
+        source.close();
+        handlers.reload(await getJSON(url));
+      }
+    }, { after });
+    return source;
+  }
+
   /** Lowercase hex SHA-256 of a UTF-8 string. */
   async function sha256Hex(text) {
     if (window.crypto && crypto.subtle && crypto.subtle.digest) {
@@ -153,5 +184,5 @@ const Arena = (() => {
   }
 
   return { el, card, backs, cardName, cardText, isCard, sortCards, suitText, getJSON,
-           subscribe, sha256Hex, sha256Fallback };
+           subscribe, followMatch, sha256Hex, sha256Fallback };
 })();

@@ -21,7 +21,6 @@
   let state = null;
   let index = 0;
   let timer = null;
-  let source = null;
   let lastSeq = -1;
   const ui = {};
 
@@ -432,41 +431,28 @@
   }
 
   function follow() {
-    source = Arena.subscribe([`match:${matchId}`], (message) => {
-      if (message.type === "event") {
+    Arena.followMatch(matchId, lastSeq, {
+      event(message) {
         const wasAtEnd = atEnd();
         addEvents([message]);
         if (message.data && message.data.kind === "hand_start") fillJump();
         if (wasAtEnd) index = Math.max(steps.length - 1, 0);
         render();
-      } else if (message.type === "match_ended") {
-        source.close();
-        finished(0);
-      } else if (message.type === "gap") {
-        source.close();
-        reloadLive();
-      }
-    }, { after: lastSeq });
-  }
-
-  async function reloadLive() {
-    rebuild(await getJSON(`/api/matches/${encodeURIComponent(matchId)}`));
-    index = Math.max(steps.length - 1, 0);
-    render();
-    if (detail.live) follow(); else verifyDeals();
-  }
-
-  // The store may record the result a moment after the hub announces it.
-  async function finished(attempt) {
-    const next = await getJSON(`/api/matches/${encodeURIComponent(matchId)}`);
-    if (next.live && attempt < 20) { setTimeout(() => finished(attempt + 1), 250 * (attempt + 1)); return; }
-    setPlaying(false);
-    rebuild(next);
-    index = Math.max(steps.length - 1, 0);
-    const status = document.getElementById("match-status");
-    if (status) { status.textContent = next.match.status; status.className = `status ${next.match.status}`; }
-    render();
-    verifyDeals();
+      },
+      reload(next) {
+        rebuild(next);
+        index = Math.max(steps.length - 1, 0);
+        render();
+        if (detail.live) follow(); else verifyDeals();
+      },
+      ended(next) {
+        setPlaying(false);
+        rebuild(next);
+        index = Math.max(steps.length - 1, 0);
+        render();
+        verifyDeals();
+      },
+    });
   }
 
   load();

@@ -24,7 +24,6 @@
   let pendingKey = null; // the deal key of the last commit, for the deal it precedes
   let lastSeq = -1;
   let index = 0;
-  let source = null;
   const ui = {};
 
   // -- the log ----------------------------------------------------------------
@@ -377,39 +376,26 @@
   }
 
   function follow() {
-    source = Arena.subscribe([`match:${matchId}`], (message) => {
-      if (message.type === "event") {
+    Arena.followMatch(matchId, lastSeq, {
+      event(message) {
         const wasAtEnd = index >= deals.length - 1;
         addEvents([message]);
         if (wasAtEnd) index = Math.max(deals.length - 1, 0);
         render();
-      } else if (message.type === "match_ended") {
-        source.close();
-        finished(0);
-      } else if (message.type === "gap") {
-        source.close();
-        reload();
-      }
-    }, { after: lastSeq });
-  }
-
-  async function reload() {
-    rebuild(await getJSON(`/api/matches/${encodeURIComponent(matchId)}`));
-    index = Math.max(deals.length - 1, 0);
-    render();
-    if (detail.live) follow(); else verifyDeals();
-  }
-
-  // The store may record the result a moment after the hub announces it.
-  async function finished(attempt) {
-    const next = await getJSON(`/api/matches/${encodeURIComponent(matchId)}`);
-    if (next.live && attempt < 20) { setTimeout(() => finished(attempt + 1), 250 * (attempt + 1)); return; }
-    rebuild(next);
-    index = Math.max(deals.length - 1, 0);
-    const status = document.getElementById("match-status");
-    if (status) { status.textContent = next.match.status; status.className = `status ${next.match.status}`; }
-    render();
-    verifyDeals();
+      },
+      reload(next) {
+        rebuild(next);
+        index = Math.max(deals.length - 1, 0);
+        render();
+        if (detail.live) follow(); else verifyDeals();
+      },
+      ended(next) {
+        rebuild(next);
+        index = Math.max(deals.length - 1, 0);
+        render();
+        verifyDeals();
+      },
+    });
   }
 
   load();
