@@ -117,7 +117,7 @@ async def test_an_id_never_issued_gets_unknown_request_and_is_ignored(make_serve
     server = await make_server(house_wait_s=0.0, decision_ms=5000)
     bot = await joined(server.port, "confused", encoding)
     start = await bot.until(lambda m: m["type"] == "match_start")
-    request = await bot.request("decide")
+    request = await bot.asked("decide")
     await bot.send({"type": "action", "match": request["match"], "id": request["id"] + 10_000,
                     "action": "enter"})
     error = await next_error(bot)
@@ -137,7 +137,8 @@ async def test_a_second_answer_to_a_settled_request_is_late(make_server, encodin
     server = await make_server(house_wait_s=0.0, decision_ms=5000)
     bot = await joined(server.port, "eager", encoding)
     start = await bot.until(lambda m: m["type"] == "match_start")
-    request = await bot.request("decide")
+    request = await bot.asked("decide")
+    asked_at = len(bot.seen)
     await bot.answer(request, "enter")
     await bot.event("decision", seat=start["seat"])
     await bot.answer(request, "fold")
@@ -145,7 +146,7 @@ async def test_a_second_answer_to_a_settled_request_is_late(make_server, encodin
     assert (late["code"], late["id"]) == ("late", request["id"])
     # The late answer changed nothing: the next hand starts with our enter standing.
     await answering_until(bot, is_hand_start)
-    decisions = [m["event"] for m in bot.seen if m["type"] == "event"
+    decisions = [m["event"] for m in bot.seen[asked_at:] if m["type"] == "event"
                  and m["event"]["kind"] == "decision" and m["event"]["seat"] == start["seat"]]
     assert [d["choice"] for d in decisions] == ["enter"]
     await bot.close()
@@ -155,7 +156,7 @@ async def test_a_second_answer_to_a_settled_request_is_late(make_server, encodin
 async def test_a_duplicate_answer_sent_at_once_is_late(make_server, encoding):
     server = await make_server(house_wait_s=0.0, decision_ms=5000)
     bot = await joined(server.port, "stutter", encoding)
-    request = await bot.request("decide")
+    request = await bot.asked("decide")
     answer = {"type": "action", "match": request["match"], "id": request["id"], "action": "enter"}
     await bot.send_raw(encode(answer, encoding) * 2)  # one write, as a buffering client does
     late = await answering_until(bot, lambda m: is_error(m) or is_hand_start(m))

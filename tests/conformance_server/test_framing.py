@@ -182,7 +182,7 @@ async def test_unknown_fields_are_ignored(make_server, encoding):
     welcome = await bot.hello("tok", "extra", colour="blue", nested={"a": [1, None]})
     assert welcome["type"] == "welcome"
     start = await bot.until(lambda m: m["type"] == "match_start")
-    request = await bot.request("decide")
+    request = await bot.asked("decide")
     await bot.answer(request, "enter", note="thinking hard", version=3)
     decision = await bot.event("decision", seat=start["seat"])
     assert decision["choice"] == "enter"

@@ -170,6 +170,19 @@ class SpecBot:
         return await self.until(lambda m: m["type"] == "request"
                                 and (phase is None or m["phase"] == phase), timeout)
 
+    async def asked(self, phase: str, timeout: float = WAIT_S) -> Message:
+        """The first request for ``phase``; requests of other phases on the
+        way get their first legal action. Which phase comes first depends on
+        the deal (a dealer may be made to enter unasked), so a test that needs
+        one phase must not merely wait for it: the requests it skipped would
+        time out and put the seat on autopilot."""
+        async with asyncio.timeout(timeout):
+            while True:
+                message = await self.request(timeout=timeout)
+                if message["phase"] == phase:
+                    return message
+                await self.answer(message, message["legal"][0])
+
     async def event(self, kind: str, timeout: float = WAIT_S, **fields: Any) -> Message:
         def wanted(m: Message) -> bool:
             return (m["type"] == "event" and m["event"]["kind"] == kind

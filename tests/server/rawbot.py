@@ -68,6 +68,16 @@ class RawBot:
         return await self.until(lambda m: m["type"] == "request"
                                 and (phase is None or m["phase"] == phase), timeout)
 
+    async def asked(self, phase: str, timeout: float = TIMEOUT_S) -> dict[str, Any]:
+        """The first request for ``phase``, answering others (first legal) on
+        the way: the deal decides whether a seat is asked to decide at all."""
+        async with asyncio.timeout(timeout):
+            while True:
+                message = await self.request(timeout=timeout)
+                if message["phase"] == phase:
+                    return message
+                await self.answer(message, message["legal"][0])
+
     async def event(self, kind: str, timeout: float = TIMEOUT_S) -> dict[str, Any]:
         message = await self.until(lambda m: m["type"] == "event" and m["event"]["kind"] == kind,
                                    timeout)

@@ -85,7 +85,7 @@ async def test_an_illegal_answer_gets_an_error_and_may_be_retried(make_server):
     server = await make_server(house_wait_s=0.0)
     bot = await seated(server)
     start = await bot.until(lambda m: m["type"] == "match_start")
-    request = await bot.request("decide")
+    request = await bot.asked("decide")
     await bot.answer(request, "maybe")
     error = await bot.until(lambda m: m["type"] == "error")
     assert error["code"] == "illegal_action" and error["id"] == request["id"]
