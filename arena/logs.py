@@ -92,3 +92,10 @@ def divert_logs(path: Path | str) -> Iterator[Path]:
             yield path
         finally:
             _diversion.file = previous
+
+
+def diverted_to() -> str | None:
+    """The file :func:`divert_logs` is appending to now, if any (a worker
+    process started meanwhile appends there too)."""
+    file = _diversion.file
+    return None if file is None else str(file.name)

@@ -40,6 +40,13 @@ STOP_GRACE_S = 3.0
 MAX_LOG_BYTES = 1_000_000  # per file: a chatty bot cannot fill the disk
 LOBBY_LOG = "lobby"
 PROCESS_FILE = "process"
+
+
+def process_file(node: str | None) -> str:
+    """The name of a bot's process record for the arena process of ``node``:
+    several nodes (the workers of one tournament) on one machine share the
+    bots' log folder, and each reaps only the leftovers of its own."""
+    return PROCESS_FILE if node is None else f"{PROCESS_FILE}.{node}"
 FAILING_AFTER_EXITS = 3  # exits in a row without playing: the bot counts as failing
 
 # Runs in the child before the bot: ask the kernel to SIGKILL it when its
@@ -157,7 +164,7 @@ def _group_members(pgid: int, name: str) -> list[int]:
     return found
 
 
-def reap_leftovers(log_dir: Path) -> list[int]:
+def reap_leftovers(log_dir: Path, node: str | None = None) -> list[int]:
     """Kill what is left of local bots of an earlier arena run (its bots'
     helpers, or bots where the death signal is not available). Only processes
     in a recorded process group that carry the bot's ``ARENA_NAME`` are
@@ -165,7 +172,7 @@ def reap_leftovers(log_dir: Path) -> list[int]:
     killed: list[int] = []
     if not log_dir.is_dir() or not Path("/proc").is_dir():
         return killed
-    for record in log_dir.glob(f"*/{PROCESS_FILE}"):
+    for record in log_dir.glob(f"*/{process_file(node)}"):
         try:
             pgid = int(record.read_text().split()[0])
         except (OSError, ValueError, IndexError):
@@ -197,6 +204,7 @@ class LocalBot:
     stderr_tail: list[str] = field(default_factory=list)
     router: LogRouter | None = None
     log_dir: Path | None = None
+    node: str | None = None  # names its process record (process_file)
     _env: dict[str, str] = field(default_factory=dict)
     _wanted: bool = False
     _watcher: asyncio.Task[None] | None = None
@@ -224,7 +232,7 @@ class LocalBot:
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
             start_new_session=True)
         if self.log_dir is not None:
-            record = self.log_dir / self.name / PROCESS_FILE
+            record = self.log_dir / self.name / process_file(self.node)
             record.parent.mkdir(parents=True, exist_ok=True)
             record.write_text(f"{self.process.pid}\n")
         log.info("local_bot_started", bot=self.name, pid=self.process.pid,
@@ -286,17 +294,18 @@ class LocalBot:
             except (asyncio.CancelledError, Exception):
                 self._watcher.cancel()
         if self.log_dir is not None:
-            (self.log_dir / self.name / PROCESS_FILE).unlink(missing_ok=True)
+            (self.log_dir / self.name / process_file(self.node)).unlink(missing_ok=True)
 
 
 class LocalBots:
     """Starts, watches and stops a set of local bots for one server."""
 
-    def __init__(self, log_dir: Path | None = None) -> None:
+    def __init__(self, log_dir: Path | None = None, node: str | None = None) -> None:
         self.bots: dict[str, LocalBot] = {}
         self.log_dir = log_dir
+        self.node = node
         if log_dir is not None:
-            reap_leftovers(log_dir)
+            reap_leftovers(log_dir, node)
 
     async def start(self, bot: LocalBot, server: "object") -> None:
         from arena.server.server import ArenaServer
@@ -304,7 +313,7 @@ class LocalBots:
         assert isinstance(server, ArenaServer) and server.port is not None
         self.bots[bot.name] = bot
         if self.log_dir is not None:
-            bot.log_dir = self.log_dir
+            bot.log_dir, bot.node = self.log_dir, self.node
             bot.router = LogRouter(self.log_dir, bot.name, lambda: [
                 match_id for match_id, table in list(server.tables.items())
                 if bot.name in table.players])

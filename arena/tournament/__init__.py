@@ -4,8 +4,12 @@
 * :mod:`.schedule`, :mod:`.plan` -- who plays whom with which decks (pure);
 * :mod:`.host` -- :class:`~.host.MatchHost`, all the tournament code needs of
   a server: play a match, reserve entrants' names, publish progress;
-* :mod:`.runner` -- plays a schedule on a host, resumably; :mod:`.director`
-  plays the tournaments created over HTTP inside ``arena serve``;
+* :mod:`.runner` -- plays a schedule on a host, resumably; :mod:`.shared` --
+  as one node of a shared slot queue; :mod:`.director` plays the
+  tournaments created over HTTP inside ``arena serve``;
+* :mod:`.on_workers`, :mod:`.worker` -- ``arena tournament --workers N``:
+  the parent and its worker processes, each a node of the queue;
+  :mod:`.outcome` -- what the command reports at the end;
 * :mod:`.extension`, :mod:`.separation` -- reserve deck sets until the
   standings separate;
 * :mod:`.ranking`, :mod:`.standings` -- who leads (pure); :mod:`.export` files;

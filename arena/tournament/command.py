@@ -21,6 +21,7 @@ from arena.server.config import ServerConfig
 from arena.server.local_bots import EntrantCommandError, check_commands
 from arena.storage.base import NotFoundError, TournamentStatus
 from arena.tournament.errors import TournamentError
+from arena.tournament.outcome import Outcome, print_interrupted
 from arena.tournament.config import (
     DEFAULT_MAX_EXTRA_MATCHES,
     ConfigError,
@@ -62,6 +63,10 @@ def add_tournament_options(p: argparse.ArgumentParser) -> None:
                    help="with --node: how long a claimed slot stays this node's without a "
                         "renewal; a dead node's slots are replayed after it "
                         "(default: 30)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="play on N processes at once, each with its own copies of the "
+                        "entrants (every entrant needs a command); the slots are shared as "
+                        "between nodes, each played once (default: 1, this process)")
 
 
 class TournamentCommandError(TournamentError):
@@ -80,6 +85,7 @@ def _load(args: Any, store: Any) -> tuple[TournamentConfig, Any]:
             raise TournamentCommandError(f"no tournament {args.resume_id!r} in {args.db}") from None
         config = config_from_wire(record.config)
         check_local_commands(config)
+        check_workers(args, config)
         return config, record
     config = load_config(args.config)
     if getattr(args, "until_separated", False) or getattr(args, "max_extra_matches", None):
@@ -91,10 +97,26 @@ def _load(args: Any, store: Any) -> tuple[TournamentConfig, Any]:
             max_extra_matches=config.schedule.max_extra_matches if extra is None else extra))
     secret = parse_deal_key(args.secret) if getattr(args, "secret", None) else None
     check_local_commands(config)
+    check_workers(args, config)
     record, created = create_or_load(store, config, secret=secret)
     if not created:
         log.info("tournament_resumed", tournament=record.id)
     return config, record
+
+
+def check_workers(args: Any, config: TournamentConfig) -> None:
+    """What ``--workers N`` needs of the tournament, checked before it is created."""
+    if args_workers(args) == 1:
+        return
+    remote = [e.name for e in config.entrants if e.command is None]
+    if remote:
+        raise TournamentCommandError(
+            f"--workers needs a command for every entrant; {', '.join(remote)} connect(s) "
+            "over the network, and a remote bot is one connection that one process must "
+            "hold for all its matches: play this tournament without --workers")
+    if config.schedule.until_separated:
+        raise TournamentCommandError("--until-separated decides after each deck set which "
+                                     "slots to play: run it without --workers")
 
 
 def check_local_commands(config: TournamentConfig) -> None:
@@ -134,6 +156,11 @@ async def run_tournament_command(args: Any, base: ServerConfig,
                                         "bank_ms": limits.bank_ms, "game": config.game,
                                         "matchmaking": False})
         hub, bridge = await start_bridge(args.db, node)
+        workers = args_workers(args)  # checked by _load
+        if workers > 1 and hub is None:
+            from arena.live_bridge import BridgedHub
+
+            hub = BridgedHub(publish_own=False)  # it hears the workers' matches
         arena = make_arena(server_config, store, hub)
         server = arena.server
         await arena.start()
@@ -142,34 +169,36 @@ async def run_tournament_command(args: Any, base: ServerConfig,
         print(f"tournament {record.id}: {config.name}"
               + (f" — standings on {page}" if page else ""), flush=True)
         display = ProgressDisplay(title=config.name)
-        try:
-            runner = new_runner(server, config, record, node=node, lease_s=args_lease(args),
-                                on_progress=display.update)
-        except (TournamentError, TournamentCommandError) as exc:
-            await server.stop()
-            print(f"arena tournament: {exc}", file=sys.stderr)
-            return 2
-        task = asyncio.create_task(runner.run())
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, task.cancel)
-        try:
-            with display:
-                complete = await task
-        except asyncio.CancelledError:
-            complete = False
-            print("tournament interrupted; resume with: arena tournament resume "
-                  f"{record.id} --db {args.db}", file=sys.stderr)
+        if workers > 1:
+            from arena.tournament.on_workers import play_on_workers
+
+            outcome = await play_on_workers(arena, config, record, workers=workers,
+                                            node=node, lease_s=args_lease(args),
+                                            display=display, db=args.db,
+                                            relay=bridge is not None)
+            if outcome is None:
+                return 2
+        else:
+            try:
+                runner = new_runner(server, config, record, node=node, lease_s=args_lease(args),
+                                    on_progress=display.update)
+            except (TournamentError, TournamentCommandError) as exc:
+                await server.stop()
+                print(f"arena tournament: {exc}", file=sys.stderr)
+                return 2
+            outcome = await _play_here(runner, display, record, args.db, loop)
+        complete = outcome.complete
         rows = standings_rows(store, record.id)
         print(render_table(rows))
-        if runner.stopped_separated:
+        if outcome.stopped_separated:
             print("every bot is significantly ahead of the next: the reserve deck sets "
                   "were not needed")
-        for line in runner.faults_summary():
+        for line in outcome.faults:
             print(f"fault: {line}")
         if complete:
             print(f"deal key (revealed now that the tournament is over): "
-                  f"{runner.deal_key.hex()}\n  check every deck: arena verify {record.id} "
+                  f"{outcome.deal_key.hex()}\n  check every deck: arena verify {record.id} "
                   f"--db {args.db}")
         if args.export:
             for path in export_standings(rows, Path(args.export), store=store,
@@ -191,6 +220,29 @@ async def run_tournament_command(args: Any, base: ServerConfig,
         if bridge is not None:
             await bridge.stop()
         store.close()
+
+
+async def _play_here(runner: Any, display: Any, record: Any, db: str,
+                     loop: asyncio.AbstractEventLoop) -> Outcome:
+    task = asyncio.create_task(runner.run())
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, task.cancel)
+    try:
+        with display:
+            complete = await task
+    except asyncio.CancelledError:
+        complete = False
+        print_interrupted(record.id, db)
+    return Outcome(complete, runner.deal_key, runner.faults_summary(), runner.stopped_separated)
+
+
+def args_workers(args: Any) -> int:
+    workers = getattr(args, "workers", None)
+    if workers is None:
+        return 1
+    if workers < 1:
+        raise TournamentCommandError("--workers must be 1 or more")
+    return workers
 
 
 def node_name(args: Any) -> str | None:

@@ -169,7 +169,7 @@ class TournamentRunner:
         self.claim_timeout_s = claim_timeout_s
         self.local_claim_timeout_s = local_claim_timeout_s
         self.log_dir = log_dir if log_dir is not None else bot_log_dir(self.store)
-        self.local = LocalBots(self.log_dir)
+        self.local = LocalBots(self.log_dir, node=getattr(self.store, "node", None))
         self.failures: dict[int, int] = {}
         self.absent: dict[str, int] = {}  # bot -> matches it was not there for
         self.stopped_separated = False  # the reserve was left because the field separated

@@ -29,6 +29,7 @@ in order.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import signal
@@ -41,7 +42,7 @@ import msgpack
 import structlog
 
 from arena.live_bridge import BridgedHub, LiveBridge
-from arena.logs import configure_logging
+from arena.logs import configure_logging, divert_logs
 from arena.server.config import ServerConfig
 from arena.server.lobby import ClaimTimeoutError
 from arena.server.server import ArenaServer
@@ -82,7 +83,7 @@ class Worker:
     async def run(self) -> int:
         from arena.storage import open_store
 
-        store = open_store(self.config.db, node=self.node)
+        store = self.store = open_store(self.config.db, node=self.node)
         hub = BridgedHub()
         server = ArenaServer(self.config, store, hub=hub)
         self.server = server
@@ -96,9 +97,12 @@ class Worker:
             await bridge.start()
             self._send({"t": "ready", "pid": os.getpid(), "port": server.port})
             reporter = loop.create_task(self._report())
+            playing = loop.create_task(self.play())
             log.info("worker_started", worker=self.index, node=self.node, pid=os.getpid())
             await self.stopping.wait()
             reporter.cancel()
+            playing.cancel()
+            await asyncio.gather(playing, return_exceptions=True)
             for task in list(self._tasks):
                 task.cancel()
             await server.stop()
@@ -118,6 +122,11 @@ class Worker:
                 log.warning("store_close_failed", worker=self.index, error=str(exc))
         log.info("worker_stopped", worker=self.index)
         return 0
+
+    async def play(self) -> None:
+        """Work of its own beside serving what the parent hands over (none
+        here; a tournament worker plays its tournament, then stops)."""
+        return None
 
     def _send(self, message: dict[str, Any]) -> None:
         try:
@@ -201,10 +210,11 @@ def _read_init(sock: socket.socket) -> dict[str, Any]:
     return init
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], worker: type[Worker] = Worker,
+         usage: str = "python -m arena.server.workers.child FD (started by arena serve "
+                      "--workers N)") -> int:
     if len(argv) != 1 or not argv[0].isdigit():
-        print("usage: python -m arena.server.workers.child FD (started by arena serve "
-              "--workers N)", file=sys.stderr)
+        print(f"usage: {usage}", file=sys.stderr)
         return 2
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent's Ctrl-C stops us in order
     sock = socket.socket(fileno=int(argv[0]))
@@ -212,7 +222,9 @@ def main(argv: list[str]) -> int:
     init = _read_init(sock)
     configure_logging(init.get("log_level", "info"))
     structlog.contextvars.bind_contextvars(worker=int(init["index"]))
-    return asyncio.run(Worker(sock, init).run())
+    log_file = init.get("log_file")
+    with divert_logs(log_file) if log_file else contextlib.nullcontext():
+        return asyncio.run(worker(sock, init).run())
 
 
 if __name__ == "__main__":

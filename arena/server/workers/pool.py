@@ -53,6 +53,9 @@ class WorkerState:
     pause_s: float = 0.0
     watcher: asyncio.Task[None] | None = None
     handed: int = 0  # connections handed to it since it started
+    # Its work is over (a tournament worker whose runner ended): the
+    # ``done`` message it sent, and it is not restarted when it exits.
+    result: dict[str, Any] | None = None
 
     @property
     def pid(self) -> int | None:
@@ -66,12 +69,19 @@ def worker_node(base: str | None, index: int) -> str:
 
 class WorkerPool:
     """``count`` worker processes serving ``config`` (its bot settings; the
-    workers listen on no public port, the parent hands them connections)."""
+    workers listen on no public port, the parent hands them connections).
+
+    ``child`` is the module each worker runs (``python -m child FD``) and
+    ``init_extra`` what its ``init`` message carries besides: a tournament
+    worker (arena/tournament/worker.py) is told which tournament to play.
+    """
 
     def __init__(self, count: int, config: ServerConfig, *, node_base: str | None,
                  metrics: CombinedMetrics, live: ParentTransport,
                  on_gone: Callable[[str, str], Any], log_level: str = "info",
-                 restart_pause_s: float = 0.2, max_pause_s: float = 5.0) -> None:
+                 restart_pause_s: float = 0.2, max_pause_s: float = 5.0,
+                 child: str = "arena.server.workers.child",
+                 init_extra: dict[str, Any] | None = None) -> None:
         if count < 1:
             raise ValueError(f"--workers must be at least 1, got {count}")
         self.config = config
@@ -81,6 +91,9 @@ class WorkerPool:
         self.log_level = log_level
         self.restart_pause_s = restart_pause_s
         self.max_pause_s = max_pause_s
+        self.child = child
+        self.init_extra = dict(init_extra or {})
+        self.all_done = asyncio.Event()
         self.workers = [WorkerState(index=i, node=worker_node(node_base, i))
                         for i in range(1, count + 1)]
         self.stopping = False
@@ -110,7 +123,7 @@ class WorkerPool:
         parent_end, child_end = channel_pair()
         try:
             state.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "arena.server.workers.child", str(child_end.fileno()),
+                sys.executable, "-m", self.child, str(child_end.fileno()),
                 pass_fds=(child_end.fileno(),), stdin=subprocess.DEVNULL)
         finally:
             child_end.close()
@@ -119,8 +132,8 @@ class WorkerPool:
         state.started_at = time.monotonic()
         state.handed = 0
         state.channel = Channel(parent_end, lambda m, fds, s=state: self._message(s, m, fds))
-        state.channel.send({"t": "init", "index": state.index, "node": state.node,
-                            "log_level": self.log_level,
+        state.channel.send({**self.init_extra, "t": "init", "index": state.index,
+                            "node": state.node, "log_level": self.log_level,
                             "config": config_to_wire(self.config)})
         state.watcher = asyncio.get_running_loop().create_task(self._watch(state))
         log.info("worker_starting", worker=state.index, pid=state.pid, node=state.node)
@@ -136,6 +149,9 @@ class WorkerPool:
         reason = f"worker {state.index} stopped"
         self.on_gone(state.node, reason)
         if self.stopping:
+            return
+        if state.result is not None:
+            log.info("worker_done", worker=state.index, code=code)
             return
         lived = time.monotonic() - state.started_at
         state.pause_s = (self.restart_pause_s if lived >= _HEALTHY_AFTER_S or not state.pause_s
@@ -228,6 +244,10 @@ class WorkerPool:
             state.ready_event.set()
             self._report(state, {}, {"connections": 0})  # in the health JSON from now on
             log.info("worker_ready", worker=state.index, pid=message.get("pid"))
+        elif kind == "done":
+            state.result = dict(message)
+            if all(w.result is not None for w in self.workers):
+                self.all_done.set()
 
     def _report(self, state: WorkerState, snapshot: dict[str, Any],
                 message: dict[str, Any]) -> None:

@@ -1,0 +1,168 @@
+"""``arena tournament FILE --workers N``: the schedule played by N worker
+processes, each a node of the tournament's shared slot queue with its own
+copies of the entrants; every slot is still played exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.server.local_bots import LocalBot, LocalBots, launch_env, process_file
+from arena.storage.base import MatchStatus, TournamentStatus
+from arena.storage.sqlite import SqliteStore
+from arena.tournament.verify import verify_tournament
+from tests.tournament_run.helpers import ROOT, sample_entrant, write_config
+
+SCHEDULE = '[schedule]\nkind = "balanced"\ntables = 2\nhouse_bot = "heuristic"\n'
+RULES = 'duplicate = true\n[rules]\nmax_hands = 2\n'
+
+
+def arena_cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "arena.cli", *args]
+
+
+def cup(folder: Path) -> Path:
+    # Two entrants and house bots: one table's worth, so one process plays
+    # one match at a time and only the workers' own copies play in parallel.
+    return write_config(folder, sample_entrant("w-random") + sample_entrant("w-strong",
+                        "python_heuristic"), extra=RULES + SCHEDULE, name="workers cup")
+
+
+def run(path: Path, db: Path, *extra: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(arena_cli("tournament", str(path), "--db", str(db), "--port", "0",
+                                    "--no-http", "--no-keep-serving", *extra),
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def worker_pids() -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if b"arena.tournament.worker" in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def check_played_once(db: Path) -> tuple[str, dict[str | None, int]]:
+    store = SqliteStore(db)
+    try:
+        (record,) = store.list_tournaments()
+        assert record.status is TournamentStatus.FINISHED
+        schedule = store.get_schedule(record.id)
+        assert schedule and all(slot.match_id is not None for slot in schedule)
+        finished = store.finished_matches(tournament_id=record.id)
+        assert sorted(m.id for m in finished) == sorted(s.match_id for s in schedule)
+        assert store.count_matches(tournament_id=record.id, status=MatchStatus.RUNNING) == 0
+        nodes: dict[str | None, int] = {}
+        for match in finished:
+            node = store.get_match(match.id).node
+            nodes[node] = nodes.get(node, 0) + 1
+        report = verify_tournament(store, record.id)
+        assert report.ok, report
+        return record.id, nodes
+    finally:
+        store.close()
+
+
+@pytest.mark.timeout(180)
+def test_two_workers_share_the_schedule_and_play_each_slot_once(tmp_path):
+    done = run(cup(tmp_path), tmp_path / "cup.db", "--workers", "2")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    assert "deal key (revealed" in done.stdout and "w-strong" in done.stdout
+    assert "fault:" not in done.stdout  # no worker killed the other's bots
+    _, nodes = check_played_once(tmp_path / "cup.db")
+    assert set(nodes) == {"arena-w1", "arena-w2"}, nodes  # both played
+    assert not worker_pids()
+    logs = tmp_path / "bot-logs"
+    assert not list(logs.glob("*/process*"))  # every bot stopped, its record gone
+
+
+@pytest.mark.timeout(240)
+def test_killed_workers_are_restarted_and_their_slots_played_again_once(tmp_path):
+    path, db = cup(tmp_path), tmp_path / "cup.db"
+    arena = subprocess.Popen(arena_cli("tournament", str(path), "--db", str(db), "--port", "0",
+                                       "--no-http", "--no-keep-serving", "--workers", "2",
+                                       "--lease", "3"),
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        victims: list[int] = []
+        while not victims and time.monotonic() < deadline:
+            if db.exists():
+                store = SqliteStore(db)
+                try:
+                    running = store.list_matches(status=MatchStatus.RUNNING, limit=10)
+                finally:
+                    store.close()
+                if running:
+                    victims = worker_pids()
+            time.sleep(0.05)
+        assert victims, "no match started"
+        for pid in victims:  # every worker, so the running match is surely cut
+            os.kill(pid, signal.SIGKILL)
+        out, err = arena.communicate(timeout=200)
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+    assert arena.returncode == 0, err[-3000:]
+    assert "worker_died" in err
+    tid, _ = check_played_once(db)
+    store = SqliteStore(db)
+    try:  # the cut match stays aborted and counts for nothing; its slot was played again
+        assert store.count_matches(tournament_id=tid, status=MatchStatus.ABORTED) >= 1
+    finally:
+        store.close()
+    assert not worker_pids()
+
+
+def test_remote_entrants_and_zero_workers_are_refused_before_anything_is_stored(tmp_path):
+    path = write_config(tmp_path, sample_entrant("w-local")
+                        + '[[entrant]]\nname = "w-far"\nremote = true\n', extra=SCHEDULE)
+    refused = run(path, tmp_path / "a.db", "--workers", "2", timeout=60)
+    assert refused.returncode == 2
+    assert "--workers needs a command for every entrant; w-far" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    zero = run(cup(tmp_path), tmp_path / "b.db", "--workers", "0", timeout=60)
+    assert zero.returncode == 2 and "--workers must be 1 or more" in zero.stderr
+    for name in ("a.db", "b.db"):
+        if (tmp_path / name).exists():
+            store = SqliteStore(tmp_path / name)
+            assert store.list_tournaments() == [] and store.count_matches() == 0
+            store.close()
+
+
+SLEEPER = "import time; time.sleep(60)"
+
+
+async def test_a_node_starting_its_bots_leaves_another_nodes_bots_alone(tmp_path):
+    """Both workers of one tournament keep their bots' process records in the
+    same folder; a worker starting up reaps only its own node's leftovers
+    (before, the second worker killed the first one's bots)."""
+    first = LocalBots(tmp_path, node="arena-w1")
+    bot = LocalBot(name="sleepy", command=[sys.executable, "-c", SLEEPER])
+    bot.log_dir, bot.node = tmp_path, "arena-w1"
+    bot._env = launch_env("127.0.0.1", 9, "token", "sleepy")
+    await bot._spawn()
+    try:
+        assert (tmp_path / "sleepy" / process_file("arena-w1")).is_file()
+        LocalBots(tmp_path, node="arena-w2")  # the second worker starts
+        await asyncio.sleep(0.2)
+        assert bot.process.returncode is None, "the other node's bot was killed"
+        LocalBots(tmp_path, node="arena-w1")  # the same node again: its leftovers go
+        await asyncio.wait_for(bot.process.wait(), 5)
+    finally:
+        if bot.process.returncode is None:
+            bot.process.kill()
+            await bot.process.wait()
+    del first
