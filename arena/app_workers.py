@@ -158,7 +158,8 @@ class WorkersArena:
         self.bridge = LiveBridge(self.hub, self.live, store.node or "arena",
                                  relay=node_hub is not None, stale_s=10.0)
         worker_config = dataclasses.replace(config, host="127.0.0.1", port=0, http_port=None,
-                                            run_tournaments=False, admin_token=None)
+                                            run_tournaments=False, admin_token=None,
+                                            listen=False)
         self.pool = WorkerPool(workers, worker_config, node_base=store.node,
                                metrics=self.metrics, live=self.live,
                                on_gone=self.bridge.node_gone, log_level=log_level)

@@ -44,6 +44,10 @@ class ServerConfig:
     max_connections_per_address: int = 64
     max_connections_per_token: int = 8
     listen_backlog: int = 1024  # connects queued before the server accepts them
+    # Open the bot port. An ``arena serve`` worker does not: every bot it
+    # plays is handed over by the parent (adopt_connection), so a port of its
+    # own would only be one more way in.
+    listen: bool = True
     # A connection that said hello but is neither seated nor waiting for a
     # seat anyone may give it is closed after this long.
     idle_timeout_s: float = 60.0

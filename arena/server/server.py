@@ -112,9 +112,10 @@ class ArenaServer:
             log.warning("aborted_unfinished_matches", count=len(aborted), matches=aborted)
         loop = asyncio.get_running_loop()
         cfg = self.config
-        self._tcp = await loop.create_server(self._new_connection, cfg.host, cfg.port,
-                                             reuse_address=True, backlog=cfg.listen_backlog)
-        self.port = self._tcp.sockets[0].getsockname()[1]
+        if cfg.listen:
+            self._tcp = await loop.create_server(self._new_connection, cfg.host, cfg.port,
+                                                 reuse_address=True, backlog=cfg.listen_backlog)
+            self.port = self._tcp.sockets[0].getsockname()[1]
         self._launch_task(self._close_idle_connections())
         for service in self.services:
             await service.start(self)

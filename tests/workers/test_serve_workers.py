@@ -62,6 +62,32 @@ async def test_each_worker_seats_the_bots_its_tokens_go_to(arena):
 
 
 @pytest.mark.timeout(90)
+def _listening_tcp_ports(pid: int) -> set[int]:
+    """The TCP ports process ``pid`` listens on (its sockets in /proc/net/tcp*)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:  # LISTEN
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def test_only_the_parent_listens_for_bots(arena):
+    """A worker plays only bots the parent hands over: it opens no port."""
+    assert arena.port in _listening_tcp_ports(arena.proc.pid)
+    for worker in arena.workers():
+        assert _listening_tcp_ports(worker["pid"]) == set(), worker
+
+
 async def test_a_workers_live_match_shows_on_the_parents_web(arena):
     tokens = tokens_for(0, 5, prefix="live") + tokens_for(1, 5, prefix="live")
     bots = Bots(arena.port, tokens, delay_s=0.05)
