@@ -5,11 +5,14 @@ copies of the entrants; every slot is still played exactly once."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -86,6 +89,44 @@ def test_two_workers_share_the_schedule_and_play_each_slot_once(tmp_path):
     assert not worker_pids()
     logs = tmp_path / "bot-logs"
     assert not list(logs.glob("*/process*"))  # every bot stopped, its record gone
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=5) as answer:
+        return json.loads(answer.read())
+
+
+@pytest.mark.timeout(180)
+def test_the_parents_web_follows_the_workers_tables_live(tmp_path):
+    arena = subprocess.Popen(arena_cli("tournament", str(cup(tmp_path)), "--db",
+                                       str(tmp_path / "cup.db"), "--port", "0", "--http-port", "0",
+                                       "--no-keep-serving", "--workers", "2"),
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        first = arena.stdout.readline()  # "tournament ID: NAME — standings on URL"
+        found = re.search(r"(http://[^/]+)/tournaments/(\S+)", first)
+        assert found, first
+        base, tid = found.groups()
+        live_nodes: set[str] = set()
+        progress: list[int] = []
+        deadline = time.monotonic() + 60
+        while arena.poll() is None and time.monotonic() < deadline and len(live_nodes) < 2:
+            try:
+                live = get_json(f"{base}/api/matches/live")["matches"]
+                progress.append(get_json(f"{base}/api/tournaments/{tid}")["tournament"]
+                                ["progress"]["done"])
+            except OSError:
+                break  # the tournament ended and the web with it
+            live_nodes |= {m["node"] for m in live if m["tournament_id"] == tid}
+            time.sleep(0.1)
+        assert live_nodes == {"arena-w1", "arena-w2"}, live_nodes
+        assert progress == sorted(progress), progress
+        arena.communicate(timeout=120)
+        assert arena.returncode == 0
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+            arena.wait()
 
 
 @pytest.mark.timeout(240)
