@@ -199,6 +199,12 @@ class SharedTournamentRunner(TournamentRunner):
         except SlotLostError:
             log.warning("slot_lost", node=self.node, slot=slot.slot)
             return
+        except asyncio.CancelledError:
+            # The node is stopping (Ctrl-C, SIGTERM): its match is aborted
+            # with the server, so give the slot back now; left leased, a
+            # resume or another node would wait out the lease first.
+            await self._release(slot.slot)
+            raise
         finally:
             renewer.cancel()
             await asyncio.gather(renewer, return_exceptions=True)

@@ -207,3 +207,49 @@ async def test_a_node_starting_its_bots_leaves_another_nodes_bots_alone(tmp_path
             bot.process.kill()
             await bot.process.wait()
     del first
+
+
+@pytest.mark.timeout(240)
+def test_an_interrupted_run_resumes_on_workers_and_plays_each_slot_once(tmp_path):
+    path, db = cup(tmp_path), tmp_path / "cup.db"
+    arena = subprocess.Popen(arena_cli("tournament", str(path), "--db", str(db), "--port", "0",
+                                       "--no-http", "--no-keep-serving", "--workers", "2"),
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if db.exists():
+                store = SqliteStore(db)
+                try:
+                    if store.list_matches(status=MatchStatus.RUNNING, limit=10):
+                        break
+                finally:
+                    store.close()
+            time.sleep(0.05)
+        arena.send_signal(signal.SIGINT)  # Ctrl-C: the parent stops its workers in order
+        out, err = arena.communicate(timeout=60)
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+    assert arena.returncode == 1, err[-3000:]
+    assert "tournament interrupted; resume with: arena tournament resume" in err
+    assert not worker_pids()
+    store = SqliteStore(db)
+    try:
+        (record,) = store.list_tournaments()
+        assert record.status is not TournamentStatus.FINISHED
+        # The stopped workers gave their slots back: a resume need not wait
+        # for the leases to run out (30 s by default).
+        with store.db.read() as conn:
+            leased = conn.execute("SELECT slot FROM schedule WHERE tournament_id = ? AND "
+                                "match_id IS NULL AND lease_node IS NOT NULL",
+                                (record.id,)).fetchall()
+        assert leased == []
+    finally:
+        store.close()
+    resumed = subprocess.run(arena_cli("tournament", "resume", record.id, "--db", str(db),
+                                       "--port", "0", "--no-http", "--no-keep-serving",
+                                       "--workers", "2"),
+                             capture_output=True, text=True, timeout=180, cwd=ROOT)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    check_played_once(db)
