@@ -47,7 +47,10 @@ async def play_on_workers(arena: Any, config: TournamentConfig, record: Any, *, 
     bridge = LiveBridge(server.hub, live, store.node or "arena", relay=relay, stale_s=10.0)
     worker_config = dataclasses.replace(server.config, host="127.0.0.1", port=0,
                                         http_port=None, run_tournaments=False, admin_token=None)
-    init: dict[str, Any] = {"tournament": tid, "lease_s": lease_s or DEFAULT_LEASE_S}
+    # The key rides along on the private channel: on PostgreSQL the keyring
+    # is this process's memory, not a folder the workers could read.
+    init: dict[str, Any] = {"tournament": tid, "lease_s": lease_s or DEFAULT_LEASE_S,
+                            "deal_key": deal_key.hex()}
     if (log_file := diverted_to()) is not None:
         init["log_file"] = log_file
     pool = WorkerPool(workers, worker_config, node_base=node, metrics=CombinedMetrics(),

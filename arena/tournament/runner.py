@@ -81,7 +81,7 @@ def create_or_load(store: Store, config: TournamentConfig, *,
     except NotFoundError:
         pass
     else:
-        return _joined(store, record, secret), False
+        return join_tournament(store, record, secret), False
     key = keyring.load(tid)
     if key is None:
         key = keyring.create(tid, secret)
@@ -95,11 +95,12 @@ def create_or_load(store: Store, config: TournamentConfig, *,
     try:
         store.create_tournament(record, build_schedule(config, tid))
     except AlreadyExistsError:  # another node created it at the same moment
-        return _joined(store, store.get_tournament(tid), secret), False
+        return join_tournament(store, store.get_tournament(tid), secret), False
     return record, True
 
 
-def _joined(store: Store, record: TournamentRecord, secret: bytes | None) -> TournamentRecord:
+def join_tournament(store: Store, record: TournamentRecord,
+                    secret: bytes | None) -> TournamentRecord:
     """An existing tournament, resumed or joined by another node. A node
     joining one created elsewhere learns the deal key from ``secret``
     (every node of a shared tournament deals from the same key)."""

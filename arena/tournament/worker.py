@@ -24,6 +24,7 @@ import structlog
 
 from arena.server.workers.child import Worker, main as worker_main
 from arena.tournament.config import config_from_wire
+from arena.tournament.runner import join_tournament
 from arena.tournament.shared import DEFAULT_LEASE_S, QueueSettings, SharedTournamentRunner
 
 log = structlog.get_logger("arena.tournament.worker")
@@ -34,15 +35,13 @@ class TournamentWorker(Worker):
         super().__init__(sock, init)
         self.tournament_id = str(init["tournament"])
         self.lease_s = float(init.get("lease_s") or DEFAULT_LEASE_S)
+        self.deal_key = bytes.fromhex(str(init["deal_key"]))
 
     async def play(self) -> None:
-        record = await self.server.writer.call(self.store.get_tournament, self.tournament_id)
-        config = config_from_wire(record.config)
-        runner = SharedTournamentRunner(self.server, config, record, queue=QueueSettings(
-            node=self.node, lease_s=self.lease_s, poll_s=min(1.0, self.lease_s / 10)))
         try:
+            runner = await self._runner()
             complete = await runner.run()
-        except Exception as exc:  # said to the parent, which prints it; then as any exit
+        except Exception as exc:  # said to the parent, which prints it and ends the run
             log.exception("tournament_worker_failed", tournament=self.tournament_id)
             self._send({"t": "done", "complete": False, "error": f"{type(exc).__name__}: {exc}",
                         "faults": [], "played": []})
@@ -51,6 +50,15 @@ class TournamentWorker(Worker):
         self._send({"t": "done", "complete": complete, "faults": runner.faults_summary(),
                     "played": list(runner.played)})
         self.stopping.set()
+
+    async def _runner(self) -> SharedTournamentRunner:
+        stored = await self.server.writer.call(self.store.get_tournament, self.tournament_id)
+        config = config_from_wire(stored.config)
+        # Joined with the parent's key, checked against the published commitment.
+        record = await self.server.writer.call(join_tournament, self.store, stored,
+                                               self.deal_key)
+        return SharedTournamentRunner(self.server, config, record, queue=QueueSettings(
+            node=self.node, lease_s=self.lease_s, poll_s=min(1.0, self.lease_s / 10)))
 
 
 def main(argv: list[str]) -> int:

@@ -38,7 +38,7 @@ def cup(folder: Path) -> Path:
                         "python_heuristic"), extra=RULES + SCHEDULE, name="workers cup")
 
 
-def run(path: Path, db: Path, *extra: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def run(path: Path, db: "Path | str", *extra: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run(arena_cli("tournament", str(path), "--db", str(db), "--port", "0",
                                     "--no-http", "--no-keep-serving", *extra),
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT)
@@ -253,3 +253,33 @@ def test_an_interrupted_run_resumes_on_workers_and_plays_each_slot_once(tmp_path
                              capture_output=True, text=True, timeout=180, cwd=ROOT)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     check_played_once(db)
+
+
+@pytest.mark.timeout(180)
+def test_workers_share_a_tournament_on_postgresql_with_the_parents_key(tmp_path, pg_url):
+    """On PostgreSQL the deal key is kept in the parent's memory, not in a
+    folder: the workers get it from the parent and deal from it."""
+    done = run(cup(tmp_path), pg_url, "--workers", "2", "--node", "pg-node")
+    assert done.returncode == 0, done.stderr[-3000:]
+    from arena.storage import open_store
+
+    store = open_store(pg_url)
+    try:
+        (record,) = store.list_tournaments()
+        assert record.status is TournamentStatus.FINISHED
+        nodes = {store.get_match(m.id).node
+                 for m in store.finished_matches(tournament_id=record.id)}
+        assert nodes == {"pg-node-w1", "pg-node-w2"}
+        key = re.search(r"deal key \(revealed now that the tournament is over\): (\w+)",
+                        done.stdout).group(1)
+        assert verify_tournament(store, record.id, keyring=memory_keyring(record.id, key)).ok
+    finally:
+        store.close()
+
+
+def memory_keyring(tid: str, key_hex: str):
+    from arena.storage.deal_keys import DealKeyring
+
+    keyring = DealKeyring(None)
+    keyring.create(tid, bytes.fromhex(key_hex))
+    return keyring
