@@ -177,7 +177,8 @@ async def run_tournament_command(args: Any, base: ServerConfig,
                                             node=node, lease_s=args_lease(args),
                                             display=display, db=args.db,
                                             relay=bridge is not None)
-            if outcome is None:
+            if outcome is None:  # the workers could not start (said on stderr)
+                await arena.stop()
                 return 2
         else:
             try:
