@@ -56,6 +56,20 @@ def worker_pids() -> list[int]:
     return found
 
 
+def wait_for_a_running_match(db: Path, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if db.exists():
+            store = SqliteStore(db)
+            try:
+                if store.list_matches(status=MatchStatus.RUNNING, limit=10):
+                    return
+            finally:
+                store.close()
+        time.sleep(0.05)
+    raise AssertionError("no match started")
+
+
 def check_played_once(db: Path) -> tuple[str, dict[str | None, int]]:
     store = SqliteStore(db)
     try:
@@ -137,19 +151,9 @@ def test_killed_workers_are_restarted_and_their_slots_played_again_once(tmp_path
                                        "--lease", "3"),
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        victims: list[int] = []
-        while not victims and time.monotonic() < deadline:
-            if db.exists():
-                store = SqliteStore(db)
-                try:
-                    running = store.list_matches(status=MatchStatus.RUNNING, limit=10)
-                finally:
-                    store.close()
-                if running:
-                    victims = worker_pids()
-            time.sleep(0.05)
-        assert victims, "no match started"
+        wait_for_a_running_match(db)
+        victims = worker_pids()
+        assert victims
         for pid in victims:  # every worker, so the running match is surely cut
             os.kill(pid, signal.SIGKILL)
         out, err = arena.communicate(timeout=200)
@@ -216,16 +220,7 @@ def test_an_interrupted_run_resumes_on_workers_and_plays_each_slot_once(tmp_path
                                        "--no-http", "--no-keep-serving", "--workers", "2"),
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if db.exists():
-                store = SqliteStore(db)
-                try:
-                    if store.list_matches(status=MatchStatus.RUNNING, limit=10):
-                        break
-                finally:
-                    store.close()
-            time.sleep(0.05)
+        wait_for_a_running_match(db)
         arena.send_signal(signal.SIGINT)  # Ctrl-C: the parent stops its workers in order
         out, err = arena.communicate(timeout=60)
     finally:
