@@ -119,6 +119,20 @@ async def test_a_channel_carries_messages_and_a_socket():
         right.close()
 
 
+async def test_what_a_worker_sent_before_it_exited_is_still_read():
+    """The parent may learn of a worker's exit before its loop has read the
+    worker's last messages: ``drain`` takes them in at once."""
+    parent_end, worker_end = channel_pair()
+    got: list[dict] = []
+    parent = Channel(parent_end, lambda m, fds: got.append(m))
+    worker = Channel(worker_end, lambda m, fds: None)
+    worker.send({"t": "done", "complete": True})
+    worker.close()  # gone, before the parent's loop turned once
+    parent.drain()
+    assert got == [{"t": "done", "complete": True}]
+    parent.close()
+
+
 def test_the_parents_metrics_are_the_sums_and_never_go_down():
     metrics = CombinedMetrics()
     metrics.decision()

@@ -131,6 +131,12 @@ class Channel:
                 continue
             self._on_message(message, fds)
 
+    def drain(self) -> None:
+        """Take in at once what the other end sent before it went away: the
+        loop may see a worker's exit before it reads the worker's last
+        messages (a tournament worker's ``done``)."""
+        self._readable()
+
     def _lost(self) -> None:
         if self.closed:
             return

@@ -144,6 +144,7 @@ class WorkerPool:
         state.ready = False
         state.ready_event.set()
         if state.channel is not None:
+            state.channel.drain()  # its last messages, a ``done`` among them
             state.channel.close()
         self.metrics.worker_gone(state.index)
         reason = f"worker {state.index} stopped"
