@@ -100,6 +100,10 @@ class Worker:
             playing = loop.create_task(self.play())
             log.info("worker_started", worker=self.index, node=self.node, pid=os.getpid())
             await self.stopping.wait()
+            # Stopping from here on: a later SIGTERM would only hit the loop
+            # while it closes (its wakeup pipe already gone).
+            loop.remove_signal_handler(signal.SIGTERM)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
             reporter.cancel()
             playing.cancel()
             await asyncio.gather(playing, return_exceptions=True)

@@ -182,6 +182,8 @@ class WorkerPool:
         running = [s for s in self.workers
                    if s.process is not None and s.process.returncode is None]
         for state in running:
+            if state.result is not None:
+                continue  # it said done and is stopping by itself: a signal now only races it
             try:
                 if state.channel is None or state.channel.closed:
                     raise ChannelClosedError("no channel")
