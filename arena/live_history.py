@@ -18,10 +18,10 @@ loop) and hands them in.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from arena.games import get_game
+from arena.games import UnknownGameError, get_game
 from arena.games.base import GameError, GameEvent
 
 Wire = dict[str, Any]
@@ -37,39 +37,18 @@ class HistoryError(Exception):
     game, or records that disagree with the replayed engine)."""
 
 
-Steps = tuple[list[list[str]], list[tuple[int | None, Any]]]
-
-
-def _muushig_steps(log: Sequence[Mapping[str, Any]]) -> Steps:
-    from arena.games.muushig import inputs_from_record
-
-    decks, actions = inputs_from_record(log)
-    return decks, [(None, action) for action in actions]  # the seat to act plays
-
-
-def _thirteen_steps(log: Sequence[Mapping[str, Any]]) -> Steps:
-    from arena.games.thirteen import inputs_from_record
-
-    decks, actions = inputs_from_record(log)
-    return decks, [(seat, action) for seat, action in actions]
-
-
-# Per game: the decks and (seat or None, action) steps its records hold.
-_STEPS: dict[str, Callable[[Sequence[Mapping[str, Any]]], Steps]] = {
-    "muushig": _muushig_steps,
-    "thirteen": _thirteen_steps,
-}
-
-
 def _engine_events(game: str, rules: Wire | None,
                    log: Sequence[Mapping[str, Any]]) -> Iterator[GameEvent]:
     """The engine's events of the replayed match, in order, as far as the
     recorded decks and actions go."""
-    steps = _STEPS.get(game)
-    if steps is None:
-        raise HistoryError(f"no replay for game {game!r}")
-    decks, actions = steps(log)
-    engine = get_game(game).new_match(dict(rules) if rules else None, None, decks)
+    try:
+        spec = get_game(game)
+    except UnknownGameError:
+        raise HistoryError(f"no replay for game {game!r}") from None
+    if spec.replay_inputs is None:
+        raise HistoryError(f"game {game!r} does not say how its records replay")
+    decks, actions = spec.replay_inputs(log)
+    engine = spec.new_match(dict(rules) if rules else None, None, decks)
     yield from engine.start()
     for seat, action in actions:
         try:

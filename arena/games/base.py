@@ -270,3 +270,9 @@ class GameSpec:
     # arena.web); ``standings`` (which result keys rank bots over matches, in
     # which order, and where the places are: arena.tournament.ranking).
     extra: dict[str, Any] = field(default_factory=dict)
+    # replay_inputs(log): the decks and the ``(seat, action)`` steps a stored
+    # match's ``for_record()`` log holds, in order (seat None: the seat to
+    # act). Game-neutral code replays a stored match from them through
+    # ``new_match(rules, None, decks)`` (arena.live_history); None if the
+    # game does not say.
+    replay_inputs: Callable[[Any], tuple[list[list[str]], list[tuple[int | None, Any]]]] | None = None

@@ -221,14 +221,7 @@ class StoreWriter:
                 self._hand_over()  # StoredEvents of this match came first: keep the order
             block = self._blocks[match_id] = PendingBlock(first_seq)
         block.add(first_seq, at, texts)
-        n = len(texts)
-        self._n_pending += n
-        self._backlog += n
-        if self._n_pending >= self.batch_events:
-            self._hand_over()
-        elif self._timer is None:
-            self._timer = self._loop.call_later(  # type: ignore[union-attr]
-                self.flush_delay, self._hand_over)
+        self._added(len(texts))
 
     def _added(self, n: int) -> None:
         self._n_pending += n

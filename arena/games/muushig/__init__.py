@@ -14,7 +14,13 @@ from arena.games.muushig.bots import HOUSE_BOTS
 from arena.games.muushig.engine import MuushigEngine
 from arena.games.muushig.options import MuushigRules
 from arena.games.muushig.phases import Phase
-from arena.games.muushig.replay import ReplayError, inputs_from_record, replay, replay_record
+from arena.games.muushig.replay import (
+    ReplayError,
+    inputs_from_record,
+    replay,
+    replay_record,
+    replay_steps,
+)
 
 __all__ = [
     "SPEC",
@@ -66,4 +72,5 @@ SPEC = GameSpec(
             "result_columns": [["ranks", "Place"], ["stars", "★"], ["sums", "Score sum"]],
         },
     },
+    replay_inputs=replay_steps,
 )

@@ -54,6 +54,14 @@ def inputs_from_record(log: Iterable[Mapping[str, Any]]) -> tuple[list[list[str]
     return decks, actions
 
 
+def replay_steps(log: Iterable[Mapping[str, Any]]) -> tuple[list[list[str]],
+                                                              list[tuple[None, Any]]]:
+    """``inputs_from_record`` as ``GameSpec.replay_inputs`` gives it: every
+    action is the seat to act's (None)."""
+    decks, actions = inputs_from_record(log)
+    return decks, [(None, action) for action in actions]
+
+
 def replay_record(rules: Mapping[str, Any] | None, log: Iterable[Mapping[str, Any]]) -> MuushigEngine:
     """Replay a recorded log; the result has the same events and result."""
     decks, actions = inputs_from_record(log)

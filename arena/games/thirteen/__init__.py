@@ -62,4 +62,5 @@ SPEC = GameSpec(
             "result_columns": [["ranks", "Place"], ["totals", "Points"]],
         },
     },
+    replay_inputs=inputs_from_record,  # each arrangement names its seat
 )
