@@ -457,20 +457,9 @@ class MuushigEngine(SequentialGame):
         return self._wire.check_action(action)
 
     def apply(self, action: Any) -> list[MuushigEvent]:
-        return self.apply_code(self._code_of(action))
-
-    # SequentialGame's, with the answer checked once: ``apply_for`` of what
-    # ``check_for`` just returned is not checked again (WireFace.code_of).
-    def check_for(self, seat: int, action: Any) -> Any:
-        if seat != self.current_seat:
-            raise self._not_to_act(seat)
-        return self.check_action(action)
-
-    def apply_for(self, seat: int, action: Any) -> list[MuushigEvent]:
-        if seat != self.current_seat:
-            raise self._not_to_act(seat)
-        if self.stage == PLAY:  # apply_code's first step, most decisions
-            return self._play(self._code_of(action))
+        # What ``check_action`` just returned is not checked again
+        # (WireFace.code_of), so SequentialGame's ``check_for`` then
+        # ``apply_for`` check a bot's answer once.
         return self.apply_code(self._code_of(action))
 
     def default_action(self) -> Any:

@@ -32,22 +32,13 @@ class MuushigEvent:
             w = self._wire = self._build()
         return w
 
-    # The cache read is written out in each (not a call of ``_public``):
-    # the server asks every event once per seat, for spectators and for
-    # the record, about nine times per decision.
+    # The same dict for spectators and the record; for every seat the cache
+    # read is written out (not a call of ``_public``): the server asks each
+    # event once per seat, five times per event.
+    for_public = _public
+    for_record = _public
+
     def for_seat(self, seat: int) -> Wire | None:
-        w = self._wire
-        if w is None:
-            w = self._wire = self._build()
-        return w
-
-    def for_public(self) -> Wire | None:
-        w = self._wire
-        if w is None:
-            w = self._wire = self._build()
-        return w
-
-    def for_record(self) -> Wire:
         w = self._wire
         if w is None:
             w = self._wire = self._build()

@@ -14,13 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from arena.games.muushig.cards import BYTE_STRS, CARD_STR, SUITS
+from arena.games.muushig.cards import CARD_STR, SUITS, mask_strs
 from arena.games.muushig.phases import EXCHANGE, PHASES, PLAY, STATUS_NAMES, TAKE
 
 if TYPE_CHECKING:
     from arena.games.muushig.engine import MuushigEngine
-
-_S0, _S1, _S2, _S3 = BYTE_STRS
 
 
 def observe(e: MuushigEngine, seat: int) -> dict[str, Any]:
@@ -41,8 +39,7 @@ def observe(e: MuushigEngine, seat: int) -> dict[str, Any]:
         d["to_act"] = to_act
         if stage == EXCHANGE:
             d["max_discard"] = hand.exchange_limit
-    mask = hand.hands[seat]  # mask_strs, written out
-    d["cards"] = list(_S0[mask & 255] + _S1[(mask >> 8) & 255] + _S2[(mask >> 16) & 255] + _S3[mask >> 24])
+    d["cards"] = mask_strs(hand.hands[seat])
     d["scores"] = e._scores[:]
     d["stars"] = e._stars[:]
     status = hand.status_wire
