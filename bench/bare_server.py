@@ -24,20 +24,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from protocol.codec import Decoder, Encoding, encode  # noqa: E402
+from sample_request import SAMPLE_REQUEST  # noqa: E402 - bench/, beside this script
 
 SEATS = 5
 
-# A play decision mid-hand (the same as server_bench's), encoded once.
-SAMPLE_REQUEST = {
-    "type": "request", "match": "20261129-000000-abcdef", "id": 1, "phase": "play",
-    "deadline_ms": 1000, "legal": ["8H", "KH"],
-    "state": {"round": 0, "hand": 3, "dealer": 2, "seat": 4, "trump": "S", "face_up": "9S",
-              "cards": ["8H", "KH", "7S", "QD"], "scores": [12, 14, 9, 15, 11],
-              "stars": [0, 0, 0, 0, 0], "status": ["entered"] * 5, "stock": 0,
-              "face_up_taken": False, "trick": [[3, "TH"]], "leader": 3,
-              "tricks": [0, 0, 1, 0, 0], "played": [{"leader": 3, "cards": [[3, "AC"], [4, "7C"],
-                                                     [0, "8C"], [1, "9C"], [2, "TC"]], "winner": 3}]},
-}
 REQUEST = encode(SAMPLE_REQUEST, Encoding.MSGPACK)
 WELCOME = encode({"type": "welcome", "protocol": 1, "bot": "b", "server": "baseline"},
                  Encoding.MSGPACK)

@@ -29,6 +29,13 @@ def _stat_fields(pid: int) -> list[str]:
     return text.rsplit(")", 1)[1].split()
 
 
+def process_cpu_s(pid: int | str) -> float:
+    """CPU seconds (user + system) of process ``pid`` itself ("self" too):
+    no children."""
+    fields = _stat_fields(pid)  # type: ignore[arg-type]
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
 def children(pid: int) -> list[int]:
     """Direct children of ``pid`` (every thread's list; empty if it is gone)."""
     found: list[int] = []

@@ -27,20 +27,9 @@ from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
 from arena.storage.sqlite import SqliteStore
 from protocol.codec import Decoder, Encoding, encode
+from sample_request import SAMPLE_REQUEST  # bench/, beside this script
 
 HERE = Path(__file__).resolve().parent
-
-# A representative request (a play decision mid-hand), encoded once.
-SAMPLE_REQUEST = {
-    "type": "request", "match": "20261129-000000-abcdef", "id": 1, "phase": "play",
-    "deadline_ms": 1000, "legal": ["8H", "KH"],
-    "state": {"round": 0, "hand": 3, "dealer": 2, "seat": 4, "trump": "S", "face_up": "9S",
-              "cards": ["8H", "KH", "7S", "QD"], "scores": [12, 14, 9, 15, 11],
-              "stars": [0, 0, 0, 0, 0], "status": ["entered"] * 5, "stock": 0,
-              "face_up_taken": False, "trick": [[3, "TH"]], "leader": 3,
-              "tricks": [0, 0, 1, 0, 0], "played": [{"leader": 3, "cards": [[3, "AC"], [4, "7C"],
-                                                     [0, "8C"], [1, "9C"], [2, "TC"]], "winner": 3}]},
-}
 
 
 async def spawn_bots(port: int, n: int, matches: int) -> asyncio.subprocess.Process:

@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import json
 import logging
-import os
 import sys
 import tempfile
 import time
@@ -45,6 +44,7 @@ from arena.storage.base import (  # noqa: E402
     TournamentRecord,
     TournamentStatus,
 )
+from proctree import ProcUnavailable, process_cpu_s  # noqa: E402 - bench/, beside this script
 
 MATCHES_PER_BATCH = 50
 EVENTS_PER_MATCH = 20
@@ -98,10 +98,9 @@ def _process_cpu_s(pids: list[int]) -> float:
     total = 0.0
     for pid in pids:
         try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
+            total += process_cpu_s(pid)
+        except ProcUnavailable:
             continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
 
 

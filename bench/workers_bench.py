@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import json
 import logging
 import os
@@ -33,13 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 from arena.app import Arena  # noqa: E402
 from arena.server.config import ServerConfig  # noqa: E402
 from arena.storage import open_store  # noqa: E402
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_s(pid: int | str) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK  # utime + stime
+from proctree import process_cpu_s as cpu_s  # noqa: E402 - bench/, beside this script
 
 
 async def spawn_bots(port: int, n: int, procs: int) -> list[asyncio.subprocess.Process]:

@@ -40,6 +40,7 @@ STOP_GRACE_S = 3.0
 MAX_LOG_BYTES = 1_000_000  # per file: a chatty bot cannot fill the disk
 LOBBY_LOG = "lobby"
 PROCESS_FILE = "process"
+FAILING_AFTER_EXITS = 3  # exits in a row without playing: the bot counts as failing
 
 
 def process_file(node: str | None) -> str:
@@ -47,7 +48,7 @@ def process_file(node: str | None) -> str:
     several nodes (the workers of one tournament) on one machine share the
     bots' log folder, and each reaps only the leftovers of its own."""
     return PROCESS_FILE if node is None else f"{PROCESS_FILE}.{node}"
-FAILING_AFTER_EXITS = 3  # exits in a row without playing: the bot counts as failing
+
 
 # Runs in the child before the bot: ask the kernel to SIGKILL it when its
 # parent (the arena) dies, bail out if the arena is already gone, then exec

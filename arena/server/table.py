@@ -149,10 +149,8 @@ class Table:
 
     def answer(self, conn: "BotConnection", match: str, request_id: int, action: GameAction) -> None:
         """A bot's ``action`` message for this table."""
-        for seat in self.seats:  # _seat_of, inline: this runs once per decision
-            if seat.conn is conn:
-                break
-        else:
+        seat = self._seat_of(conn)
+        if seat is None:
             conn.send_error(ErrorCode.UNKNOWN_REQUEST,
                             f"this connection holds no seat in match {match!r}", request_id,
                             match=match)
@@ -257,7 +255,7 @@ class Table:
             self._house_scheduled = True
             self._loop.call_soon(self._house_turn)  # type: ignore[union-attr]
         at = session.next_deadline()
-        if at is not None and (self._timer is None or self._timer_at > at):
+        if at is not None:
             self._arm_timer(at)
         if session.over:
             done = self._done

@@ -4,7 +4,6 @@ and in order, while the hub keeps only a recent tail of each match."""
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import tracemalloc
 from typing import Any, AsyncIterator
@@ -18,6 +17,7 @@ from arena.storage.sqlite import SqliteStore
 from arena.web.app import make_app
 
 from .live_match import play
+from .test_live import read_messages  # the SSE reader of the hub's own tests
 
 TAIL = 16
 TIMEOUT = 5.0
@@ -91,16 +91,6 @@ async def test_a_viewer_who_opens_a_long_match_late_gets_every_event_once_in_ord
     assert [e["data"] for e in page["events"]] == shown
 
 
-async def read_events(response, n: int) -> list[dict]:
-    out: list[dict] = []
-    while len(out) < n:
-        line = await asyncio.wait_for(response.content.readline(), TIMEOUT)
-        assert line, "stream closed early"
-        if line.startswith(b"data: "):
-            out.append(json.loads(line[6:]))
-    return out
-
-
 async def test_a_stream_resumed_before_the_tail_replays_every_later_event_once(
         live: tuple[TestClient, LiveHub], store: SqliteStore) -> None:
     client, hub = live
@@ -111,7 +101,7 @@ async def test_a_stream_resumed_before_the_tail_replays_every_later_event_once(
         while hub.subscriber_count < 1:
             await asyncio.sleep(0.01)
     hub.match_event("m", {"kind": "later", "n": 1})
-    got = await read_events(response, len(shown) - 3 + 1)
+    got = await read_messages(response, len(shown) - 3 + 1)
     assert [m["seq"] for m in got] == list(range(3, len(shown) + 1))
     assert [m["data"] for m in got] == shown[3:] + [{"kind": "later", "n": 1}]
     response.close()
