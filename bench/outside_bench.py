@@ -54,6 +54,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bare_server import percentiles  # noqa: E402
 from proctree import RssPeak, tree_cpu_s, tree_rss_bytes  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -236,12 +237,9 @@ def store_figures(db: Path) -> dict[str, float]:
             autopilot += status == "finished" and bool(seat["autopilot"])
         for seat in json.loads(latency or "[]"):
             latencies += seat
-    latencies.sort()
-    n = len(latencies)
-    return {"answered": n, "timeouts": timeouts, "autopilot": autopilot, "finished": finished,
-            "aborted": aborted,
-            "p50_ms": latencies[n // 2] if n else 0.0,
-            "p99_ms": latencies[min(n - 1, int(n * 0.99))] if n else 0.0}
+    p50, p99 = percentiles(latencies)  # as the bare server counts its own
+    return {"answered": len(latencies), "timeouts": timeouts, "autopilot": autopilot,
+            "finished": finished, "aborted": aborted, "p50_ms": p50, "p99_ms": p99}
 
 
 def ports_of(line: str) -> tuple[int, int | None]:

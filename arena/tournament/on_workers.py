@@ -83,7 +83,7 @@ async def play_on_workers(arena: Any, config: TournamentConfig, record: Any, *, 
     finally:
         await pool.stop()
         await bridge.stop()
-    status = (await server.writer.call(store.get_tournament, tid)).status
+    status = (await server.writer.read(store.get_tournament, tid)).status
     complete = status is TournamentStatus.FINISHED and not interrupted
     if interrupted:
         print_interrupted(tid, db)
@@ -105,7 +105,7 @@ async def _follow(server: Any, store: Any, tid: str, display: Any) -> None:
 
 
 async def _report(server: Any, store: Any, tid: str, display: Any) -> None:
-    schedule = await server.writer.call(store.get_schedule, tid)
+    schedule = await server.writer.read(store.get_schedule, tid)
     done = sum(1 for slot in schedule if slot.match_id is not None)
     server.hub.tournament_progress(tid, done, len(schedule))
     display.update(done, len(schedule))

@@ -52,7 +52,7 @@ class TournamentWorker(Worker):
         self.stopping.set()
 
     async def _runner(self) -> SharedTournamentRunner:
-        stored = await self.server.writer.call(self.store.get_tournament, self.tournament_id)
+        stored = await self.server.writer.read(self.store.get_tournament, self.tournament_id)
         config = config_from_wire(stored.config)
         # Joined with the parent's key, checked against the published commitment.
         record = await self.server.writer.call(join_tournament, self.store, stored,
