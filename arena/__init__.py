@@ -22,3 +22,6 @@ Every layer has one root error: ``protocol.errors.ProtocolError``,
 ``arena.hosting.errors.HostingError``; the web answers with
 ``arena.web.errors.ApiError``. Each package's docstring draws its tree.
 """
+
+# First: with ARENA_PURE_PYTHON=1 the compiled modules are imported as source.
+import arena.pure  # noqa: E402,F401

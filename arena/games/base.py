@@ -19,10 +19,17 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Protocol, runtime_checkable
+from typing import Any, Callable
 
-GameAction = Any  # wire form: str | list[str] | None | dict
-Wire = dict[str, Any]
+# The interface itself lives in arena.games.interface; these names are
+# imported from here throughout.
+from arena.games.interface import (  # noqa: F401
+    DealInfo,
+    GameAction,
+    GameEngine,
+    GameEvent,
+    Wire,
+)
 
 
 class GameError(Exception):
@@ -45,142 +52,6 @@ class RuleConfigError(GameError):
     """A rules dictionary names an unknown option or an invalid value."""
 
 
-@runtime_checkable
-class GameEvent(Protocol):
-    """Something that happened in a match.
-
-    One object per happening; how it looks depends on who looks:
-
-    * ``for_seat(seat)``: the ``event`` payload sent to that seat (with its
-      ``kind``), or ``None`` if that seat may not see it at all. Public events
-      return the *same* dict object for every seat so the server can encode
-      it once.
-    * ``for_public()``: what a spectator of a live match may see (no hidden
-      cards), or ``None``.
-    * ``for_record()``: everything, for the stored log; replaying the
-      recorded actions against the recorded decks reproduces the match.
-    """
-
-    kind: str
-
-    def for_seat(self, seat: int) -> Wire | None: ...
-
-    def for_public(self) -> Wire | None: ...
-
-    def for_record(self) -> Wire: ...
-
-
-@dataclass(frozen=True, slots=True)
-class DealInfo:
-    """A chance step the server must commit to (protocol.md §5).
-
-    Carried by the engine's ``deal`` event (kind ``"deal"``, visible to no
-    seat). The server turns it into a ``commit`` event, sent to every seat
-    before any event of that hand, and reveals it at match end.
-    """
-
-    round: int = 0
-    hand: int = 0
-    deck: tuple[str, ...] = ()
-    # The fields that name this deal on the wire (commit event, reveal):
-    # {"round": r, "hand": h} for Muushig when not given, {"deal": d} for a
-    # game that counts deals another way.
-    label: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if not self.label:
-            object.__setattr__(self, "label", {"round": self.round, "hand": self.hand})
-
-
-@runtime_checkable
-class GameEngine(Protocol):
-    """One match of one game, as a state machine stepped by ``apply``."""
-
-    game: ClassVar[str]
-    n_seats: int
-    rules: Wire  # the effective rule options, as sent in match_start.rules
-
-    def start(self) -> list[GameEvent]:
-        """Run the opening chance steps up to the first real decision."""
-        ...
-
-    @property
-    def finished(self) -> bool: ...
-
-    @property
-    def current_seat(self) -> int | None:
-        """The seat that must act now, or None when the match is over."""
-        ...
-
-    @property
-    def phase(self) -> str | None:
-        """The name of the pending decision (``decide``, ``play``...)."""
-        ...
-
-    def legal_actions(self) -> list[GameAction]:
-        """Every legal answer for the current seat, in protocol order."""
-        ...
-
-    def check_action(self, action: GameAction) -> GameAction:
-        """Return the canonical form of a legal ``action`` or raise
-        :class:`IllegalActionError` with a reason (does not change state)."""
-        ...
-
-    def apply(self, action: GameAction) -> list[GameEvent]:
-        """Apply a legal action for ``current_seat``; return what happened,
-        up to and including everything until the next real decision."""
-        ...
-
-    def default_action(self) -> GameAction:
-        """The action applied when the current seat runs out of time."""
-        ...
-
-    # -- the seat-addressed API the table uses (SequentialGame gives it) --
-    @property
-    def to_act(self) -> tuple[int, ...]:
-        """Seats that owe a decision now, ascending; () when finished."""
-        ...
-
-    def phase_for(self, seat: int) -> str:
-        """The phase of ``seat``'s pending decision."""
-        ...
-
-    def request_for(self, seat: int) -> Wire:
-        """The request's game fields: ``{"legal": [...]}`` or ``{"constraints": {...}}``."""
-        ...
-
-    def check_for(self, seat: int, action: GameAction) -> GameAction:
-        """Canonical ``action`` of ``seat``, or IllegalActionError (state unchanged)."""
-        ...
-
-    def apply_for(self, seat: int, action: GameAction) -> list[GameEvent]:
-        """Apply ``seat``'s action; may return [] while other seats still owe one.
-
-        An engine may skip checking again the canonical action its
-        ``check_for`` just returned for the same decision (the server checks
-        a bot's answer with ``check_for``, then applies it)."""
-        ...
-
-    def default_for(self, seat: int) -> GameAction:
-        """The action applied at ``seat``'s deadline."""
-        ...
-
-    def observation(self, seat: int) -> Wire:
-        """The ``state`` object for ``seat`` (only what that seat may know).
-
-        Read-only, like an event's payload: parts that did not change may be
-        shared with earlier observations."""
-        ...
-
-    def result(self) -> Wire:
-        """The ``result`` object of ``match_end`` (only when finished)."""
-        ...
-
-    def deals(self) -> list[DealInfo]:
-        """Every deal so far, in order (for the reveal at match end)."""
-        ...
-
-
 _ONE_SEAT = tuple((seat,) for seat in range(16))
 
 
@@ -195,13 +66,25 @@ class SequentialGame:
     to move raises :class:`NotYourTurnError`.
     """
 
-    # Only annotations: the engine's own members must win in the MRO.
+    # The one-seat API each engine defines; these bodies only name it (a
+    # compiled engine overrides methods, not annotations).
     current_seat: int | None
-    phase: str | None
-    legal_actions: Callable[[], list[GameAction]]
-    check_action: Callable[[GameAction], GameAction]
-    apply: Callable[[GameAction], list[GameEvent]]
-    default_action: Callable[[], GameAction]
+
+    @property
+    def phase(self) -> str | None:
+        raise NotImplementedError
+
+    def legal_actions(self) -> list[GameAction]:
+        raise NotImplementedError
+
+    def check_action(self, action: GameAction) -> GameAction:
+        raise NotImplementedError
+
+    def apply(self, action: GameAction) -> list[GameEvent]:
+        raise NotImplementedError
+
+    def default_action(self) -> GameAction:
+        raise NotImplementedError
 
     @property
     def to_act(self) -> tuple[int, ...]:

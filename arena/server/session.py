@@ -132,10 +132,6 @@ class MatchSession(SessionOutput):
         # The driver has nothing more to feed in (a plain attribute: read every step).
         self.over = state in (SessionState.ENDED, SessionState.FINISHED, SessionState.ABORTED)
 
-    @property
-    def players(self) -> list[str]:
-        return [seat.name for seat in self.seats]
-
     def next_deadline(self) -> float | None:
         """When ``deadline`` has something to do next, or None."""
         if self.state is SessionState.WAITING:

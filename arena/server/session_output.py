@@ -71,7 +71,8 @@ class SessionOutput:
     game: str
     engine: GameEngine
     limits: Any
-    players: list[str]
+    seats: list[Any]
+    metrics: Any
     result: dict[str, Any] | None
     reveal: list[dict[str, Any]] | None
 
@@ -94,6 +95,10 @@ class SessionOutput:
         self._targets_of: list[Encoding | None] = []
         self._targets: list[tuple[int, Encoding]] = []
         self._silenced = False  # after match_end: nothing more of this match
+
+    @property
+    def players(self) -> list[str]:
+        return [seat.name for seat in self.seats]
 
     # -- outputs --------------------------------------------------------------
     def data_to_send(self) -> list[Outgoing]:

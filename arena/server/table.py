@@ -185,7 +185,7 @@ class Table:
                         self._on_seat_released(old)
                 seat.conn = conn
                 conn.seated = self
-                self._step(self.session.reconnect, seat.index, conn.encoding)
+                self._step(self.session.reconnect, seat.index, conn.encoding)  # type: ignore[arg-type]
                 return True
         return False
 

@@ -10,6 +10,8 @@ must be the same.
 
 from __future__ import annotations
 
+import pytest
+
 import itertools
 import random
 from typing import Any, Iterable
@@ -94,6 +96,7 @@ def _play(cls: type[MatchSession], monkeypatch, seed: int) -> tuple[list, list, 
     return sends, records, public
 
 
+@pytest.mark.source_only  # subclasses or patches a compiled class
 def test_a_match_sends_stores_and_shows_what_the_plain_loop_does(monkeypatch):
     for seed in range(3):
         assert _play(MatchSession, monkeypatch, seed) == _play(PlainSession, monkeypatch, seed)

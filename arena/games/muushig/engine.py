@@ -79,11 +79,6 @@ class MuushigEngine(SequentialGame):
         self._legal_mask_cache = -1
         self.decision_number = 0
         wire = self._wire = WireFace(self)
-        # The wire face's methods serve as the engine's own (bound once: no
-        # extra call per decision); the class methods below document them.
-        self.legal_actions = wire.legal_actions  # type: ignore[method-assign]
-        self.check_action = wire.check_action  # type: ignore[method-assign]
-        self.default_action = wire.default_action  # type: ignore[method-assign]
         self._code_of = wire.code_of
 
     # ------------------------------------------------ read-only accessors
@@ -456,7 +451,7 @@ class MuushigEngine(SequentialGame):
     def check_action(self, action: Any) -> Any:
         return self._wire.check_action(action)
 
-    def apply(self, action: Any) -> list[MuushigEvent]:
+    def apply(self, action: Any) -> list[MuushigEvent]:  # type: ignore[override]
         # What ``check_action`` just returned is not checked again
         # (WireFace.code_of), so SequentialGame's ``check_for`` then
         # ``apply_for`` check a bot's answer once.

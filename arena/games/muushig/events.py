@@ -21,6 +21,7 @@ class MuushigEvent:
 
     __slots__ = ("_wire",)
     kind: ClassVar[str]
+    _wire: Wire | None
     _fields: ClassVar[tuple[str, ...]]
 
     def _build(self) -> Wire:  # pragma: no cover - every subclass overrides
@@ -32,11 +33,12 @@ class MuushigEvent:
             w = self._wire = self._build()
         return w
 
-    # The same dict for spectators and the record; for every seat the cache
-    # read is written out (not a call of ``_public``): the server asks each
-    # event once per seat, five times per event.
-    for_public = _public
-    for_record = _public
+    # The same dict for spectators and the record.
+    def for_public(self) -> Wire | None:
+        return self._public()
+
+    def for_record(self) -> Wire:
+        return self._public()
 
     def for_seat(self, seat: int) -> Wire | None:
         w = self._wire
@@ -60,7 +62,7 @@ class MuushigEvent:
 class RoundStart(MuushigEvent):
     __slots__ = ("round", "dealer", "scores")
     kind = "round_start"
-    _fields = __slots__
+    _fields = ("round", "dealer", "scores")
 
     def __init__(self, round: int, dealer: int, scores: tuple[int, ...]) -> None:
         self._wire = None
@@ -112,7 +114,7 @@ class HandStart(MuushigEvent):
 
     def __init__(self, round: int, hand: int, dealer: int, face_up: int, hands: tuple[int, ...]) -> None:
         self._wire = None
-        self._record = None
+        self._record: Wire | None = None
         self._seat_wire: dict[int, Wire] = {}
         self.round, self.hand, self.dealer, self.face_up, self.hands = round, hand, dealer, face_up, hands
 
@@ -144,7 +146,7 @@ class HandStart(MuushigEvent):
 class Decision(MuushigEvent):
     __slots__ = ("seat", "choice", "forced")
     kind = "decision"
-    _fields = __slots__
+    _fields = ("seat", "choice", "forced")
 
     def __init__(self, seat: int, choice: str, forced: bool) -> None:
         self._wire = None
@@ -157,7 +159,7 @@ class Decision(MuushigEvent):
 class AllFolded(MuushigEvent):
     __slots__ = ("dealer", "scores")
     kind = "all_folded"
-    _fields = __slots__
+    _fields = ("dealer", "scores")
 
     def __init__(self, dealer: int, scores: tuple[int, ...]) -> None:
         self._wire = None
@@ -177,8 +179,8 @@ class Exchange(MuushigEvent):
 
     def __init__(self, seat: int, discarded: int, drawn: tuple[int, ...]) -> None:
         self._wire = None
-        self._own = None
-        self._record = None
+        self._own: Wire | None = None
+        self._record: Wire | None = None
         self.seat, self.discarded, self.drawn = seat, discarded, drawn
 
     @property
@@ -220,7 +222,7 @@ class Take(MuushigEvent):
 
     def __init__(self, seat: int, discarded: int | None) -> None:
         self._wire = None
-        self._record = None
+        self._record: Wire | None = None
         self.seat, self.discarded = seat, discarded
 
     @property
@@ -241,7 +243,7 @@ class Take(MuushigEvent):
 class Play(MuushigEvent):
     __slots__ = ("seat", "card")
     kind = "play"
-    _fields = __slots__
+    _fields = ("seat", "card")
 
     def __init__(self, seat: int, card: int) -> None:
         self._wire = None
@@ -255,7 +257,7 @@ class Play(MuushigEvent):
 class Trick(MuushigEvent):
     __slots__ = ("winner", "cards", "scores")
     kind = "trick"
-    _fields = __slots__
+    _fields = ("winner", "cards", "scores")
 
     def __init__(self, winner: int, cards: tuple[tuple[int, int], ...], scores: tuple[int, ...]) -> None:
         self._wire = None
@@ -273,7 +275,7 @@ class Trick(MuushigEvent):
 class HandEnd(MuushigEvent):
     __slots__ = ("tricks", "muushig", "scores")
     kind = "hand_end"
-    _fields = __slots__
+    _fields = ("tricks", "muushig", "scores")
 
     def __init__(self, tricks: tuple[int, ...], muushig: tuple[int, ...], scores: tuple[int, ...]) -> None:
         self._wire = None
@@ -291,7 +293,7 @@ class HandEnd(MuushigEvent):
 class RoundEnd(MuushigEvent):
     __slots__ = ("round", "winner", "scores")
     kind = "round_end"
-    _fields = __slots__
+    _fields = ("round", "winner", "scores")
 
     def __init__(self, round: int, winner: int, scores: tuple[int, ...]) -> None:
         self._wire = None

@@ -120,7 +120,7 @@ class WireFace:
         if seat is None:
             self._require_turn()
         stage, state = engine.stage, engine.hand
-        hand = state.hands[seat]
+        hand = state.hands[seat]  # type: ignore[index]  # _require_turn raised if None
         if stage == PLAY:
             legal = engine._legal_mask_cache
             if legal < 0:

@@ -34,6 +34,7 @@ def _at_play(seed: int = 5) -> MuushigEngine:
     return engine
 
 
+@pytest.mark.source_only  # subclasses or patches a compiled class
 def test_a_bots_answer_is_checked_once_per_decision(monkeypatch):
     calls = _counting_checks(monkeypatch)
     engine = MuushigEngine(None, random.Random(1))
@@ -48,6 +49,7 @@ def test_a_bots_answer_is_checked_once_per_decision(monkeypatch):
     assert len(calls) == decisions
 
 
+@pytest.mark.source_only  # subclasses or patches a compiled class
 def test_check_action_then_apply_checks_once(monkeypatch):
     calls = _counting_checks(monkeypatch)
     engine = _at_play()

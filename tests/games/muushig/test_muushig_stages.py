@@ -29,6 +29,7 @@ class WatchedEngine(MuushigEngine):
         super().__setattr__(name, value)
 
 
+@pytest.mark.source_only  # subclasses or patches a compiled class
 def test_random_matches_only_make_allowed_changes() -> None:
     WatchedEngine.changes = seen = set()
     for seed in range(30):
