@@ -17,8 +17,8 @@ import sys
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-# What the loop runs for every decision: the table, its match session and
-# output, and the Muushig engine. Not the ``protocol`` package: it is the
+# What the loop runs for every decision: the table, its seats, its match
+# session and output, the server's counters, and the Muushig engine. Not the ``protocol`` package: it is the
 # bot SDK, which a hosted bot's sandbox mounts on its own.
 # ``tests/test_compiled.py`` reads this list.
 HOT_MODULES = [
@@ -29,6 +29,8 @@ HOT_MODULES = [
     "arena/games/muushig/views.py",
     "arena/games/muushig/events.py",
     "arena/games/muushig/engine.py",
+    "arena/metrics.py",
+    "arena/server/seats.py",
     "arena/server/session_output.py",
     "arena/server/session.py",
     "arena/server/table.py",

@@ -28,26 +28,32 @@ class AutopilotReason(str, enum.Enum):
     # back: the seat is then no longer on autopilot)
 
 
-class IssuedIds(array):
+class IssuedIds:
     """The request ids a session sent to one seat, 4 bytes each (a set of
     ints costs some 60 bytes per id).
 
     A session numbers its requests 1, 2, 3, ..., so each seat's ids come in
     increasing order: appended, they stay sorted and "was this id ever sent
-    here" is a binary search. ``add`` is the array's own append, as cheap
-    as a set's."""
+    here" is a binary search."""
 
-    def __new__(cls) -> "IssuedIds":
-        return super().__new__(cls, "I")
+    __slots__ = ("_ids",)
 
-    add = array.append
+    def __init__(self) -> None:
+        self._ids = array("I")
+
+    def add(self, request_id: int) -> None:
+        self._ids.append(request_id)
 
     def __contains__(self, request_id: object) -> bool:
         # An id a bot made up (any size, any type) is simply not ours.
         if not isinstance(request_id, int):
             return False
-        at = bisect.bisect_left(self, request_id)
-        return at < len(self) and self[at] == request_id
+        ids = self._ids
+        at = bisect.bisect_left(ids, request_id)
+        return at < len(ids) and ids[at] == request_id
+
+    def __len__(self) -> int:
+        return len(self._ids)
 
 
 @dataclass

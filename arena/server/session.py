@@ -35,6 +35,7 @@ from typing import Any
 import structlog
 
 from arena.games.base import GameAction, GameEngine, IllegalActionError
+from arena.metrics import Metrics
 from arena.server.seats import AutopilotReason, PendingRequest, Seat, SeatKind
 from arena.server.session_output import (
     FLUSH_AT_EVENTS,
@@ -102,7 +103,7 @@ class MatchSession(SessionOutput):
 
     def __init__(self, *, match_id: str, game: str, engine: GameEngine, seats: list[Seat],
                  limits: TimeLimits, encodings: list[Encoding | None],
-                 abandon_grace_s: float = 5.0, metrics: Any = None) -> None:
+                 abandon_grace_s: float = 5.0, metrics: Metrics | None = None) -> None:
         self.match_id = match_id
         self.game = game
         self.engine = engine

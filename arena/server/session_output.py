@@ -13,7 +13,9 @@ import os
 from typing import Any, Iterable
 
 from arena.games.base import GameEngine, GameEvent
+from arena.metrics import Metrics
 from arena.records import encode_record
+from arena.server.seats import Seat
 from protocol.codec import Encoding, Envelope
 from protocol.deals import commitment
 from protocol.errors import ErrorCode
@@ -71,8 +73,8 @@ class SessionOutput:
     game: str
     engine: GameEngine
     limits: Any
-    seats: list[Any]
-    metrics: Any
+    seats: list[Seat]
+    metrics: Metrics | None
     result: dict[str, Any] | None
     reveal: list[dict[str, Any]] | None
 
