@@ -6,7 +6,8 @@ and no module over 500 lines creeps in):
 
 0. ``protocol`` (wire, codec, SDK), :mod:`arena.games` (the rules, pure),
    :mod:`arena.auth`, :mod:`arena.logs`, :mod:`arena.metrics`,
-   :mod:`arena.records` (events as stored text);
+   :mod:`arena.records` (events as stored text), :mod:`arena.pure` (whether
+   the compiled per-decision modules or their sources run);
 1. :mod:`arena.storage` (stores, the writer thread, deal keys on disk) and
    :mod:`arena.live` (the live hub spectators subscribe to);
 2. :mod:`arena.server` (bot connections, lobby, tables, match sessions);

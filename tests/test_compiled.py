@@ -63,6 +63,37 @@ def test_every_hot_module_runs_compiled_on_a_compiled_install():
     assert _loaded_compiled(env) == hot_modules()
 
 
+def test_no_python_class_derives_from_a_compiled_one():
+    """Making an instance of a Python class that derives from a compiled
+    one fails ("interpreted classes cannot inherit from compiled"; compiled
+    exceptions excepted): every arena module is imported in a fresh
+    interpreter, and each class of the modules that run as source with a
+    compiled base must make an instance."""
+    code = ("import importlib, inspect, json, pkgutil, arena, arena.pure\n"
+            "names = [m.name for m in pkgutil.walk_packages(arena.__path__, 'arena.')\n"
+            "         if not m.name.endswith('__main__')]\n"
+            "modules = [importlib.import_module(name) for name in names]\n"
+            "compiled = set(arena.pure.compiled_modules())\n"
+            "def refused(c):\n"
+            "    try:\n"
+            "        c.__new__(c)\n"
+            "    except TypeError as exc:\n"
+            "        return 'cannot inherit from compiled' in str(exc)\n"
+            "    return False\n"
+            "bad = [f'{c.__module__}.{c.__qualname__}' for m in modules if m.__name__ not in compiled\n"
+            "       for _, c in inspect.getmembers(m, inspect.isclass) if c.__module__ == m.__name__\n"
+            "       and any(b.__module__ in compiled for b in c.__mro__[1:]) and refused(c)]\n"
+            "print(json.dumps([len(names), sorted(compiled), bad]))")
+    env = {k: v for k, v in os.environ.items() if k != arena.pure.ENV}
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
+                         capture_output=True, text=True, timeout=120).stdout
+    count, compiled, bad = json.loads(out)
+    assert count > 100
+    if _built():
+        assert compiled == hot_modules()
+    assert bad == []
+
+
 def test_pure_python_imports_every_module_from_its_source():
     env = {**os.environ, arena.pure.ENV: "1"}
     assert _loaded_compiled(env) == []

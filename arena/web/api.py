@@ -12,6 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
+import arena.pure
 from arena.storage.base import MatchStatus
 from arena.web.accounts import viewer_is_admin
 from arena.web.errors import MAX_OFFSET, ApiError, check_name, int_param, page, pagination
@@ -87,6 +88,7 @@ async def health(request: web.Request) -> web.Response:
         "registration_open": settings.registration is RegistrationMode.OPEN,
         "store": store,
         "live_matches": len(hub.live_matches()), "live_viewers": hub.subscriber_count,
+        "compiled": bool(arena.pure.compiled_modules()),
         "metrics": request.app[METRICS].snapshot()}, status=200 if store["healthy"] else 503)
 
 

@@ -8,6 +8,7 @@ import time
 import pytest
 from aiohttp.test_utils import TestClient
 
+import arena.pure
 from arena.auth import hash_token
 from arena.storage.base import ScheduledMatch, TournamentRecord, TournamentStatus
 from arena.storage.sqlite import SqliteStore
@@ -270,6 +271,8 @@ async def test_health(client: TestClient, metrics) -> None:
     assert body["status"] == "ok"
     assert body["server"] == {"software": "muushig-arena/test"}
     assert body["metrics"]["decisions_total"] == 1
+    import arena.server.table  # noqa: F401 - a per-decision module, compiled or not
+    assert body["compiled"] is bool(arena.pure.compiled_modules())
     index = await (await client.get("/api")).json()
     assert "/api/matches/{id}" in index["endpoints"]
 
