@@ -8,9 +8,9 @@ directly, so a mix would not work):
 
 * with ``ARENA_PURE_PYTHON=1`` in the environment -- to debug with the
   interpreter's tools, or to test the pure path on a compiled install;
-* when a source is newer than its build (edited or pulled since the last
-  ``pip install -e .``): the edit runs, with a warning, instead of the old
-  compiled code.
+* in a source checkout, when a source is newer than its build (edited or
+  pulled since the last ``pip install -e .``): the edit runs, with a
+  warning, instead of the old compiled code.
 
 ``arena/__init__.py`` installs it before any other arena module is
 imported. (The ``protocol`` package, the bot SDK, is never compiled: a
@@ -63,8 +63,18 @@ def builds() -> list[tuple[Path, Path]]:
     return pairs
 
 
+def in_checkout() -> bool:
+    """Whether the package runs from a source checkout (an editable
+    install), where sources get edited; an installed wheel's files carry
+    whatever times the wheel gave them."""
+    return not {"site-packages", "dist-packages"} & set(ROOT.parts)
+
+
 def stale_sources() -> list[Path]:
-    """Sources changed after their build: the build would run old code."""
+    """Sources of a checkout changed after their build: the build would run
+    old code."""
+    if not in_checkout():
+        return []
     return [source for extension, source in builds()
             if source.stat().st_mtime > extension.stat().st_mtime]
 

@@ -147,6 +147,20 @@ def test_a_source_newer_than_its_build_is_found_stale(tmp_path, monkeypatch):
     assert arena.pure.stale_sources() == [stale_py]
 
 
+def test_an_installed_wheel_is_never_stale(tmp_path, monkeypatch):
+    """A wheel's files carry the times the wheel gave them: only a checkout
+    is checked."""
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    package = tmp_path / "lib" / "site-packages" / "arena"
+    package.mkdir(parents=True)
+    (package / f"table{suffix}").write_text("")
+    (package / "table.py").write_text("")
+    os.utime(package / f"table{suffix}", (1_000, 1_000))
+    monkeypatch.setattr(arena.pure, "ROOT", package)
+    assert not arena.pure.in_checkout()
+    assert arena.pure.builds() and arena.pure.stale_sources() == []
+
+
 def test_a_stale_build_runs_the_sources_with_a_warning(tmp_path):
     """Imported from a copy of the package whose session source is newer."""
     if not _built():
