@@ -61,6 +61,9 @@ async def test_sigkill_mid_match_then_restart_keeps_finished_matches(tmp_path):
     finally:
         client_task.cancel()
         await asyncio.gather(client_task, return_exceptions=True)
+        if proc.returncode is None:  # the wait failed: no server outlives the test
+            proc.kill()
+            await proc.wait()
 
     proc2, _ = await start_server(db)
     try:
