@@ -14,6 +14,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -68,6 +69,24 @@ def wait_for_a_running_match(db: Path, timeout_s: float = 60) -> None:
                 store.close()
         time.sleep(0.05)
     raise AssertionError("no match started")
+
+
+def run_until_a_match_runs(path: Path, db: Path, act: Callable[[subprocess.Popen], None],
+                           timeout: float, *extra: str) -> tuple[subprocess.Popen, str]:
+    """``arena tournament --workers 2`` of ``path``; ``act`` on it once a
+    match runs, then wait for it to end (killed if it outlives ``timeout``).
+    Returns the ended process and its stderr."""
+    arena = subprocess.Popen(arena_cli("tournament", str(path), "--db", str(db), "--port", "0",
+                                       "--no-http", "--no-keep-serving", "--workers", "2", *extra),
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_a_running_match(db)
+        act(arena)
+        _, err = arena.communicate(timeout=timeout)
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+    return arena, err
 
 
 def check_played_once(db: Path) -> tuple[str, dict[str | None, int]]:
@@ -146,20 +165,13 @@ def test_the_parents_web_follows_the_workers_tables_live(tmp_path):
 @pytest.mark.timeout(240)
 def test_killed_workers_are_restarted_and_their_slots_played_again_once(tmp_path):
     path, db = cup(tmp_path), tmp_path / "cup.db"
-    arena = subprocess.Popen(arena_cli("tournament", str(path), "--db", str(db), "--port", "0",
-                                       "--no-http", "--no-keep-serving", "--workers", "2",
-                                       "--lease", "3"),
-                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for_a_running_match(db)
+    def kill_every_worker(arena: subprocess.Popen) -> None:
         victims = worker_pids()
         assert victims
         for pid in victims:  # every worker, so the running match is surely cut
             os.kill(pid, signal.SIGKILL)
-        out, err = arena.communicate(timeout=200)
-    finally:
-        if arena.poll() is None:
-            arena.kill()
+
+    arena, err = run_until_a_match_runs(path, db, kill_every_worker, 200, "--lease", "3")
     assert arena.returncode == 0, err[-3000:]
     assert "worker_died" in err
     tid, _ = check_played_once(db)
@@ -216,16 +228,10 @@ async def test_a_node_starting_its_bots_leaves_another_nodes_bots_alone(tmp_path
 @pytest.mark.timeout(240)
 def test_an_interrupted_run_resumes_on_workers_and_plays_each_slot_once(tmp_path):
     path, db = cup(tmp_path), tmp_path / "cup.db"
-    arena = subprocess.Popen(arena_cli("tournament", str(path), "--db", str(db), "--port", "0",
-                                       "--no-http", "--no-keep-serving", "--workers", "2"),
-                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for_a_running_match(db)
-        arena.send_signal(signal.SIGINT)  # Ctrl-C: the parent stops its workers in order
-        out, err = arena.communicate(timeout=60)
-    finally:
-        if arena.poll() is None:
-            arena.kill()
+    def ctrl_c(arena: subprocess.Popen) -> None:
+        arena.send_signal(signal.SIGINT)  # the parent stops its workers in order
+
+    arena, err = run_until_a_match_runs(path, db, ctrl_c, 60)
     assert arena.returncode == 1, err[-3000:]
     assert "tournament interrupted; resume with: arena tournament resume" in err
     assert not worker_pids()
