@@ -44,21 +44,27 @@ class SourceFirstFinder(MetaPathFinder):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or not isinstance(spec.loader, ExtensionFileLoader):
             return None
-        source = Path(spec.origin or "").parent / (fullname.rpartition(".")[2] + ".py")
-        if not source.is_file():
+        source = source_of(Path(spec.origin or ""))
+        if source is None:
             return None
         return importlib.util.spec_from_file_location(fullname, source)
+
+
+def source_of(extension: Path) -> Path | None:
+    """The ``.py`` an extension module was built from, if it is there."""
+    suffix = next((s for s in EXTENSION_SUFFIXES if extension.name.endswith(s)), None)
+    if suffix is None:
+        return None
+    source = extension.with_name(extension.name[:-len(suffix)] + ".py")
+    return source if source.is_file() else None
 
 
 def builds() -> list[tuple[Path, Path]]:
     """Each compiled module of the package with its source: (extension, .py)."""
     pairs = []
     for extension in ROOT.rglob("*.so"):
-        suffix = next((s for s in EXTENSION_SUFFIXES if extension.name.endswith(s)), None)
-        if suffix is None:
-            continue
-        source = extension.with_name(extension.name[:-len(suffix)] + ".py")
-        if source.is_file():
+        source = source_of(extension)
+        if source is not None:
             pairs.append((extension, source))
     return pairs
 

@@ -50,8 +50,12 @@ def _loaded_compiled(env: dict[str, str]) -> list[str]:
 
 
 def _built() -> bool:
-    return any(p.name.startswith("session.") and p.suffix == ".so"
-               for p in (ROOT / "arena" / "server").iterdir())
+    return bool(arena.pure.builds())
+
+
+def _as_built() -> dict[str, str]:
+    """This environment without ``ARENA_PURE_PYTHON``: the install as built runs."""
+    return {k: v for k, v in os.environ.items() if k != arena.pure.ENV}
 
 
 def test_every_hot_module_runs_compiled_on_a_compiled_install():
@@ -59,7 +63,7 @@ def test_every_hot_module_runs_compiled_on_a_compiled_install():
         if os.environ.get("ARENA_REQUIRE_COMPILED") == "1":
             pytest.fail("no compiled build of the hot modules (pip install -e . compiles them)")
         pytest.skip("this install is pure Python (ARENA_PURE_PYTHON=1 or no compiler)")
-    env = {k: v for k, v in os.environ.items() if k != arena.pure.ENV}
+    env = _as_built()
     assert _loaded_compiled(env) == hot_modules()
 
 
@@ -84,7 +88,7 @@ def test_no_python_class_derives_from_a_compiled_one():
             "       for _, c in inspect.getmembers(m, inspect.isclass) if c.__module__ == m.__name__\n"
             "       and any(b.__module__ in compiled for b in c.__mro__[1:]) and refused(c)]\n"
             "print(json.dumps([len(names), sorted(compiled), bad]))")
-    env = {k: v for k, v in os.environ.items() if k != arena.pure.ENV}
+    env = _as_built()
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
                          capture_output=True, text=True, timeout=120).stdout
     count, compiled, bad = json.loads(out)
@@ -176,7 +180,7 @@ def test_a_stale_build_runs_the_sources_with_a_warning(tmp_path):
             "    warnings.simplefilter('always')\n"
             "    import arena.pure, arena.server.table\n"
             "print(json.dumps([arena.pure.compiled_modules(), [str(w.message) for w in caught]]))")
-    env = {k: v for k, v in os.environ.items() if k != arena.pure.ENV}
+    env = _as_built()
     env["PYTHONPATH"] = str(tmp_path)
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, check=True,
                          capture_output=True, text=True, timeout=60).stdout
