@@ -39,19 +39,18 @@ HOT_MODULES = [
 
 
 class OptionalBuildExt(build_ext):
-    """A failed compile leaves the pure-Python modules in charge."""
+    """A failed compile leaves the pure-Python modules in charge: all of
+    them, since the compiled modules share one library (a module built
+    without it would not import)."""
 
     def run(self) -> None:
         try:
             super().run()
         except Exception as exc:  # noqa: BLE001 - any compiler failure
+            for output in self.get_outputs():
+                if os.path.exists(output):
+                    os.remove(output)
             _skip(f"the C build failed ({exc})")
-
-    def build_extension(self, ext) -> None:  # type: ignore[no-untyped-def]
-        try:
-            super().build_extension(ext)
-        except Exception as exc:  # noqa: BLE001
-            _skip(f"{ext.name} did not compile ({exc})")
 
 
 def _skip(why: str) -> None:
