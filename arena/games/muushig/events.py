@@ -40,6 +40,9 @@ class MuushigEvent:
     def for_record(self) -> Wire:
         return self._public()
 
+    # The cache read is written out here, not a call of ``_public``: every
+    # event is asked once per seat, five times, and the sources may run
+    # uncompiled.
     def for_seat(self, seat: int) -> Wire | None:
         w = self._wire
         if w is None:
