@@ -82,3 +82,43 @@ def test_a_malformed_key_is_refused_with_its_rule(text):
 
 def test_a_key_round_trips_through_hex():
     assert parse_deal_key(KEY.hex()) == KEY
+
+
+# The scheme as docs/tournaments.md states it, one draw at a time: anybody
+# re-deriving a deck from the revealed key follows these steps, so the
+# server's shuffle must give exactly their deck at every size.
+def documented_shuffle(key: bytes, table: str, label: dict, items: list) -> None:
+    import hmac
+    import json
+
+    name = json.dumps({"table": table, **label}, sort_keys=True, separators=(",", ":"))
+    seed = hmac.new(key, name.encode("utf-8"), hashlib.sha256).digest()
+    stream = hashlib.shake_256(seed).digest(1 << 16)
+    pos = 0
+    for i in range(len(items) - 1, 0, -1):
+        bits = i.bit_length()
+        width = (bits + 7) // 8
+        while True:
+            j = int.from_bytes(stream[pos:pos + width], "big") >> (width * 8 - bits)
+            pos += width
+            if j <= i:
+                break
+        items[i], items[j] = items[j], items[i]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 32, 52, 255, 256, 257, 300])
+def test_the_shuffle_is_the_documented_scheme_at_every_deck_size(n):
+    for deal in range(40):
+        label = {"round": deal // 4 + 1, "hand": deal % 4 + 1}
+        expected = list(range(n))
+        documented_shuffle(KEY, "7:0", label, expected)
+        assert shuffled(KEY, "7:0", label, n) == expected
+
+
+def test_a_known_deck_never_changes():
+    # Recorded once: a deck published under a revealed key must re-derive to
+    # the same cards in every later version of the arena.
+    assert derive_deck("muushig", None, KEY, "7:0", {"round": 2, "hand": 3}) == [
+        "QH", "QS", "KH", "7D", "AS", "JH", "KD", "AD", "8D", "AH", "TC", "TD",
+        "7H", "JD", "QC", "TH", "KC", "TS", "JC", "8S", "QD", "JS", "8H", "9D",
+        "7S", "8C", "AC", "9C", "9S", "KS", "7C", "9H"]
