@@ -87,20 +87,31 @@ class Seat:
         return statistics.median(self.latencies) if self.latencies else None
 
 
-@dataclass(slots=True)
 class PendingRequest:
     """A request sent to a seat and not answered yet (one per seat at most).
 
     ``legal`` is what the seat's house bot gets as its second argument if
     it has to answer instead: the request's ``legal`` list, or its
     ``constraints`` for a game without one.
+
+    A plain class, not a dataclass: one is made per decision, and a compiled
+    dataclass still builds its instances through the interpreted
+    ``__init__`` the dataclass machinery writes.
     """
 
-    id: int
-    seat: int
-    phase: str
-    legal: Any
-    wire: dict[str, Any]
-    sent_at: float  # the session's clock
-    deadline_s: float
-    deadline_at: float  # the session's clock
+    __slots__ = ("id", "seat", "phase", "legal", "wire", "sent_at", "deadline_s", "deadline_at")
+
+    def __init__(self, id: int, seat: int, phase: str, legal: Any, wire: dict[str, Any],
+                 sent_at: float, deadline_s: float, deadline_at: float) -> None:
+        self.id = id
+        self.seat = seat
+        self.phase = phase
+        self.legal = legal
+        self.wire = wire
+        self.sent_at = sent_at  # the session's clock
+        self.deadline_s = deadline_s
+        self.deadline_at = deadline_at  # the session's clock
+
+    def __repr__(self) -> str:
+        return (f"PendingRequest(id={self.id}, seat={self.seat}, phase={self.phase!r}, "
+                f"deadline_s={self.deadline_s})")
