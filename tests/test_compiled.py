@@ -4,7 +4,7 @@
 leaves the sources in charge, and ``ARENA_PURE_PYTHON=1`` makes a compiled
 install import the sources (``arena.pure``). Both paths must play the
 same matches: the whole suite runs on the install as built, and
-``scripts/test`` runs the rules, server and golden tests again on the
+``scripts/test`` runs the Muushig rules, server and golden tests again on the
 sources. ``ARENA_REQUIRE_COMPILED=1`` (as in CI) makes a missing build a
 failure here instead of a skip.
 """
