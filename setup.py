@@ -26,6 +26,7 @@ from setuptools.command.build_ext import build_ext
 HOT_MODULES = [
     "arena/games/base.py",
     "arena/games/muushig/cards.py",
+    "arena/games/muushig/state.py",
     "arena/games/muushig/legality.py",
     "arena/games/muushig/wire.py",
     "arena/games/muushig/views.py",

@@ -1,5 +1,6 @@
 """Constants shared by the engine and its wire boundary: phases, seat
-statuses, the integer codes of the fast API and the game's fixed numbers."""
+statuses, the integer codes of the fast API, the game's fixed numbers and
+the stage machine."""
 
 from __future__ import annotations
 
@@ -37,3 +38,24 @@ POS_SETS: dict[tuple[int, int], tuple[int, ...]] = {
     for n in range(HAND_SIZE + 1)
     for lim in range(HAND_SIZE + 1)
 }
+
+
+# Which stage may follow which. A stage may follow itself: the next seat is
+# asked in the same stage. DECIDE follows TAKE/PLAY/DECIDE when a hand ends
+# and the next is dealt; OVER ends the match.
+TRANSITIONS: dict[int, frozenset[int]] = {
+    OVER: frozenset({DECIDE}),  # start(): the first deal
+    DECIDE: frozenset({DECIDE, EXCHANGE, OVER}),
+    EXCHANGE: frozenset({EXCHANGE, TAKE}),
+    TAKE: frozenset({TAKE, PLAY}),
+    PLAY: frozenset({PLAY, DECIDE, OVER}),
+}
+
+
+class StageError(AssertionError):
+    """The engine tried a stage change the stage machine does not allow."""
+
+
+def check_transition(old: int, new: int) -> None:
+    if new not in TRANSITIONS[old]:
+        raise StageError(f"stage {old} cannot be followed by stage {new}")

@@ -1,11 +1,11 @@
-"""The state of one Muushig hand, and the stage machine of a match.
+"""The state of one Muushig hand (and, from ``phases``, the stage machine).
 
 :class:`HandState` holds everything that lives for one hand (one deal) and
 starts afresh with the next; the engine keeps what lasts longer (scores,
 stars, the dealer) itself. Cards are ints 0..31, a seat's cards a bit mask.
 
-Stages follow :data:`TRANSITIONS` (in the manner of h11's ``_state.py``): the
-engine asserts every change against it, so a wrong step fails loudly in
+Stages follow :data:`~.phases.TRANSITIONS` (in the manner of h11's
+``_state.py``): the engine asserts every change against it, so a wrong step fails loudly in
 tests instead of playing on from a state the rules do not have.
 """
 
@@ -13,27 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from arena.games.muushig.phases import DECIDE, EXCHANGE, OVER, PLAY, TAKE, WAITING
+# The stage machine lives with the phases: this module is compiled, and a
+# compiled module cannot define an exception class that derives from a
+# built-in one. Imported here, where the engine and the tests look for it.
+from arena.games.muushig.phases import TRANSITIONS, WAITING, StageError, check_transition
 
-# Which stage may follow which. A stage may follow itself: the next seat is
-# asked in the same stage. DECIDE follows TAKE/PLAY/DECIDE when a hand ends
-# and the next is dealt; OVER ends the match.
-TRANSITIONS: dict[int, frozenset[int]] = {
-    OVER: frozenset({DECIDE}),  # start(): the first deal
-    DECIDE: frozenset({DECIDE, EXCHANGE, OVER}),
-    EXCHANGE: frozenset({EXCHANGE, TAKE}),
-    TAKE: frozenset({TAKE, PLAY}),
-    PLAY: frozenset({PLAY, DECIDE, OVER}),
-}
-
-
-class StageError(AssertionError):
-    """The engine tried a stage change the stage machine does not allow."""
-
-
-def check_transition(old: int, new: int) -> None:
-    if new not in TRANSITIONS[old]:
-        raise StageError(f"stage {old} cannot be followed by stage {new}")
+__all__ = ["TRANSITIONS", "HandState", "StageError", "check_transition"]
 
 
 @dataclass(slots=True)
