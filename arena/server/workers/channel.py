@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import msgpack
+import msgspec
 import structlog
 
 log = structlog.get_logger("arena.workers.channel")
@@ -28,6 +29,9 @@ log = structlog.get_logger("arena.workers.channel")
 # sequenced packet.
 MAX_MESSAGE_BYTES = 128 * 1024
 _MAX_FDS = 4
+
+# The frames' encoder (protocol/codec.py): msgpack's bytes, several times faster.
+_pack = msgspec.msgpack.Encoder().encode
 
 
 class ChannelClosedError(Exception):
@@ -71,7 +75,7 @@ class Channel:
             for fd in fds or ():
                 os.close(fd)
             raise ChannelClosedError("the other process closed its channel")
-        data = msgpack.packb(message, use_bin_type=True)
+        data = _pack(message)
         if len(data) > MAX_MESSAGE_BYTES:
             for fd in fds or ():
                 os.close(fd)
