@@ -64,7 +64,8 @@ _PREFIX = struct.Struct(">I")
 # holds the two to it), at a quarter of the cost of a request. Decoding stays
 # msgpack's, whose errors the decoder below turns into the protocol's.
 # An encoder keeps no state between calls: one serves every thread.
-_pack = msgspec.msgpack.Encoder().encode
+# ``pack_msgpack(value)``: the msgpack bytes of a value, unframed.
+pack_msgpack = msgspec.msgpack.Encoder().encode
 
 
 class Encoding(StrEnum):
@@ -110,7 +111,7 @@ def encode(message: Message, encoding: Encoding | str, limit: int | None = None)
     server would refuse to read).
     """
     if encoding == Encoding.MSGPACK:
-        body = _pack(message)
+        body = pack_msgpack(message)
         if limit is not None and len(body) > limit:
             raise FrameTooLargeError(f"message is {len(body)} bytes, over the {limit}-byte limit")
         return _PREFIX.pack(len(body)) + body
@@ -162,7 +163,7 @@ class Envelope:
             raise ValueError(f"key {key!r} is already in the head")
         # A map header, then the head's pairs and the key: what msgpack
         # writes before the value of ``{**head, key: value}``.
-        whole = _pack({**head, key: None})
+        whole = pack_msgpack({**head, key: None})
         self._msgpack_head = whole[:-1]  # without the nil standing for the value
         text = _json_encoder.encode(head)[:-1]  # '{"type":...' without its closing brace
         self._json_head = (text + ("," if head else "") + _json_encoder.encode(key) + ":").encode("utf-8")
@@ -170,14 +171,14 @@ class Envelope:
     def frame(self, value: Any, encoding: Encoding | str) -> bytes:
         """The wire bytes of ``{**head, key: value}``."""
         if encoding == Encoding.MSGPACK:
-            body = _pack(value)
+            body = pack_msgpack(value)
             return _PREFIX.pack(len(self._msgpack_head) + len(body)) + self._msgpack_head + body
         return self._json_head + _encode_json(value).encode("utf-8") + b"}\n"
 
     def encode(self, message: Message, encoding: Encoding | str) -> bytes:
         """Like :func:`encode` (no size limit)."""
         if encoding == Encoding.MSGPACK:
-            body = _pack(message)
+            body = pack_msgpack(message)
             return _PREFIX.pack(len(body)) + body
         return encode(message, encoding)
 
@@ -489,4 +490,5 @@ __all__ = [
     "decode_one",
     "encode",
     "encode_many",
+    "pack_msgpack",
 ]

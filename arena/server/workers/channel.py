@@ -18,8 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 import msgpack
-import msgspec
 import structlog
+
+from protocol.codec import pack_msgpack
 
 log = structlog.get_logger("arena.workers.channel")
 
@@ -29,9 +30,6 @@ log = structlog.get_logger("arena.workers.channel")
 # sequenced packet.
 MAX_MESSAGE_BYTES = 128 * 1024
 _MAX_FDS = 4
-
-# The frames' encoder (protocol/codec.py): msgpack's bytes, several times faster.
-_pack = msgspec.msgpack.Encoder().encode
 
 
 class ChannelClosedError(Exception):
@@ -75,7 +73,7 @@ class Channel:
             for fd in fds or ():
                 os.close(fd)
             raise ChannelClosedError("the other process closed its channel")
-        data = _pack(message)
+        data = pack_msgpack(message)
         if len(data) > MAX_MESSAGE_BYTES:
             for fd in fds or ():
                 os.close(fd)
