@@ -160,9 +160,14 @@ class _ByteStream:
                 return v
 
 
+def _seed(key: bytes, table: str, label: Mapping[str, Any]) -> bytes:
+    """What seeds the SHAKE-256 stream of one labelled draw."""
+    return hmac.digest(key, deal_label_bytes(table, label), "sha256")
+
+
 def keyed_shuffle(key: bytes, table: str, label: Mapping[str, Any], items: list[Any]) -> None:
     """Shuffle ``items`` in place, determined by (key, table, label) alone."""
-    seed = hmac.digest(key, deal_label_bytes(table, label), "sha256")
+    seed = _seed(key, table, label)
     if len(items) <= 256:
         _shuffle_small(seed, items)
         return
@@ -209,8 +214,7 @@ class KeyedDeals(random.Random):
         self._table = table
         self.label_of = label_of
         self._shuffles = 0
-        self._extra = _ByteStream(hmac.new(key, deal_label_bytes(table, {"extra": 0}),
-                                           hashlib.sha256).digest())
+        self._extra = _ByteStream(_seed(key, table, {"extra": 0}))
         super().__init__()
 
     def seed(self, a: Any = None, version: int = 2) -> None:  # noqa: ARG002
