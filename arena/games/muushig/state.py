@@ -5,8 +5,9 @@ starts afresh with the next; the engine keeps what lasts longer (scores,
 stars, the dealer) itself. Cards are ints 0..31, a seat's cards a bit mask.
 
 Stages follow :data:`~.phases.TRANSITIONS` (in the manner of h11's
-``_state.py``): the engine asserts every change against it, so a wrong step fails loudly in
-tests instead of playing on from a state the rules do not have.
+``_state.py``): the engine asserts every change against it, so a wrong step
+fails loudly in tests instead of playing on from a state the rules do not
+have.
 """
 
 from __future__ import annotations
