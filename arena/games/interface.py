@@ -29,6 +29,11 @@ class GameEvent(Protocol):
       cards), or ``None``.
     * ``for_record()``: everything, for the stored log; replaying the
       recorded actions against the recorded decks reproduces the match.
+
+    An event may also have ``record_text()``: its record as the stored JSON
+    text, exactly ``arena.records.encode_record(for_record())``, written
+    faster than the encoder walks the dict. Without it the server encodes
+    ``for_record()``.
     """
 
     kind: str

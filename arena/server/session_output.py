@@ -65,6 +65,9 @@ class ServerEvent:
     def for_record(self) -> dict[str, Any]:
         return self.payload
 
+    def record_text(self) -> str:
+        return encode_record(self.payload)
+
 
 class SessionOutput:
     """Buffers and encodes what a session sends (mixed into MatchSession)."""
@@ -142,10 +145,10 @@ class SessionOutput:
         flush = False
         for event in events:
             if event.kind == "deal":
-                records.append(encode_record(event.for_record()))
+                records.append(record_text(event))
                 event = self._commit(event)
             record = event.for_record()
-            text = encode_record(record)
+            text = record_text(event)
             records.append(text)
             public = event.for_public()
             if public is not None:
@@ -242,6 +245,14 @@ class SessionOutput:
     def _reveal(self) -> list[dict[str, Any]]:
         return [{**d.label, "salt": self._salts[_key(d.label)], "deck": list(d.deck)}
                 for d in self.engine.deals()]
+
+
+def record_text(event: GameEvent) -> str:
+    """The event's record as stored text: written by the event itself when
+    it can (``GameEvent.record_text``, optional), else encoded from
+    ``for_record()``; the same text either way."""
+    text_of = getattr(event, "record_text", None)
+    return text_of() if text_of is not None else encode_record(event.for_record())
 
 
 def _key(label: dict[str, Any]) -> tuple[Any, ...]:

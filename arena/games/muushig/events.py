@@ -10,10 +10,41 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from json.encoder import encode_basestring_ascii
+
 from arena.games.base import DealInfo
 from arena.games.muushig.cards import CARD_STR, SUITS, mask_strs
+from arena.records import encode_record
 
 Wire = dict[str, Any]
+
+# Each record's JSON text is written here, field by field, instead of by the
+# JSON encoder from the record's dict: every decision stores one or two
+# records, and the encoder's walk over a small dict cost ten times the
+# formatting. The text is the one ``encode_record(event.for_record())``
+# gives, character for character (``tests/games/muushig/test_record_text.py``
+# holds every kind to it over random play).
+_CARD_JSON = tuple(f'"{s}"' for s in CARD_STR)
+
+
+def _ints(values: tuple[int, ...]) -> str:
+    """A JSON array of ints."""
+    return "[" + ",".join([str(v) for v in values]) + "]"
+
+
+def _card_list(cards: bytes | tuple[int, ...]) -> str:
+    """A JSON array of card codes."""
+    return "[" + ",".join([_CARD_JSON[c] for c in cards]) + "]"
+
+
+def _mask_list(mask: int) -> str:
+    """A JSON array of a mask's cards in canonical order."""
+    strs = mask_strs(mask)
+    return '["' + '","'.join(strs) + '"]' if strs else "[]"
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
 
 
 class MuushigEvent:
@@ -39,6 +70,10 @@ class MuushigEvent:
 
     def for_record(self) -> Wire:
         return self._public()
+
+    def record_text(self) -> str:
+        """``for_record()`` as stored JSON text (``arena.records``)."""
+        return encode_record(self.for_record())
 
     # The cache read is written out here, not a call of ``_public``: every
     # event is asked once per seat, five times, and the sources may run
@@ -74,6 +109,10 @@ class RoundStart(MuushigEvent):
     def _build(self) -> Wire:
         return {"kind": self.kind, "round": self.round, "dealer": self.dealer, "scores": list(self.scores)}
 
+    def record_text(self) -> str:
+        return (f'{{"kind":"round_start","round":{self.round},"dealer":{self.dealer},'
+                f'"scores":{_ints(self.scores)}}}')
+
 
 class Deal(MuushigEvent):
     """Engine-only: the deck of a hand. No seat or spectator sees it; the
@@ -106,6 +145,10 @@ class Deal(MuushigEvent):
 
     def _build(self) -> Wire:
         return {"kind": self.kind, "round": self.round, "hand": self.hand, "deck": list(self.deal.deck)}
+
+    def record_text(self) -> str:
+        return (f'{{"kind":"deal","round":{self.round},"hand":{self.hand},'
+                f'"deck":{_card_list(self.deck_codes)}}}')
 
 
 class HandStart(MuushigEvent):
@@ -145,6 +188,12 @@ class HandStart(MuushigEvent):
             r = self._record = {**self._public(), "hands": [mask_strs(h) for h in self.hands]}
         return r
 
+    def record_text(self) -> str:
+        hands = ",".join([_mask_list(h) for h in self.hands])
+        return (f'{{"kind":"hand_start","round":{self.round},"hand":{self.hand},'
+                f'"dealer":{self.dealer},"face_up":{_CARD_JSON[self.face_up]},'
+                f'"trump":"{SUITS[self.face_up >> 3]}","hands":[{hands}]}}')
+
 
 class Decision(MuushigEvent):
     __slots__ = ("seat", "choice", "forced")
@@ -158,6 +207,10 @@ class Decision(MuushigEvent):
     def _build(self) -> Wire:
         return {"kind": self.kind, "seat": self.seat, "choice": self.choice, "forced": self.forced}
 
+    def record_text(self) -> str:
+        return (f'{{"kind":"decision","seat":{self.seat},'
+                f'"choice":{encode_basestring_ascii(self.choice)},"forced":{_bool(self.forced)}}}')
+
 
 class AllFolded(MuushigEvent):
     __slots__ = ("dealer", "scores")
@@ -170,6 +223,9 @@ class AllFolded(MuushigEvent):
 
     def _build(self) -> Wire:
         return {"kind": self.kind, "dealer": self.dealer, "scores": list(self.scores)}
+
+    def record_text(self) -> str:
+        return f'{{"kind":"all_folded","dealer":{self.dealer},"scores":{_ints(self.scores)}}}'
 
 
 class Exchange(MuushigEvent):
@@ -214,6 +270,10 @@ class Exchange(MuushigEvent):
             }
         return r
 
+    def record_text(self) -> str:
+        return (f'{{"kind":"exchange","seat":{self.seat},"count":{len(self.drawn)},'
+                f'"discarded":{_mask_list(self.discarded)},"drawn":{_card_list(self.drawn)}}}')
+
 
 class Take(MuushigEvent):
     """Everyone learns whether the dealer took the face-up card, never which
@@ -242,6 +302,12 @@ class Take(MuushigEvent):
             r = self._record = {**self._public(), "discarded": None if d is None else CARD_STR[d]}
         return r
 
+    def record_text(self) -> str:
+        d = self.discarded
+        if d is None:
+            return f'{{"kind":"take","seat":{self.seat},"taken":false,"discarded":null}}'
+        return f'{{"kind":"take","seat":{self.seat},"taken":true,"discarded":{_CARD_JSON[d]}}}'
+
 
 class Play(MuushigEvent):
     __slots__ = ("seat", "card")
@@ -255,6 +321,9 @@ class Play(MuushigEvent):
 
     def _build(self) -> Wire:
         return {"kind": self.kind, "seat": self.seat, "card": CARD_STR[self.card]}
+
+    def record_text(self) -> str:
+        return f'{{"kind":"play","seat":{self.seat},"card":{_CARD_JSON[self.card]}}}'
 
 
 class Trick(MuushigEvent):
@@ -274,6 +343,11 @@ class Trick(MuushigEvent):
             "scores": list(self.scores),
         }
 
+    def record_text(self) -> str:
+        cards = ",".join([f"[{s},{_CARD_JSON[c]}]" for s, c in self.cards])
+        return (f'{{"kind":"trick","winner":{self.winner},"cards":[{cards}],'
+                f'"scores":{_ints(self.scores)}}}')
+
 
 class HandEnd(MuushigEvent):
     __slots__ = ("tricks", "muushig", "scores")
@@ -292,6 +366,10 @@ class HandEnd(MuushigEvent):
             "scores": list(self.scores),
         }
 
+    def record_text(self) -> str:
+        return (f'{{"kind":"hand_end","tricks":{_ints(self.tricks)},'
+                f'"muushig":{_ints(self.muushig)},"scores":{_ints(self.scores)}}}')
+
 
 class RoundEnd(MuushigEvent):
     __slots__ = ("round", "winner", "scores")
@@ -304,3 +382,7 @@ class RoundEnd(MuushigEvent):
 
     def _build(self) -> Wire:
         return {"kind": self.kind, "round": self.round, "winner": self.winner, "scores": list(self.scores)}
+
+    def record_text(self) -> str:
+        return (f'{{"kind":"round_end","round":{self.round},"winner":{self.winner},'
+                f'"scores":{_ints(self.scores)}}}')
