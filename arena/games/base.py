@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Final
 
 # The interface itself lives in arena.games.interface; these names are
 # imported from here throughout.
@@ -52,7 +52,7 @@ class RuleConfigError(GameError):
     """A rules dictionary names an unknown option or an invalid value."""
 
 
-_ONE_SEAT = tuple((seat,) for seat in range(16))
+_ONE_SEAT: Final = tuple((seat,) for seat in range(16))
 
 
 class SequentialGame:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import structlog
 
@@ -51,8 +51,8 @@ from protocol.messages import request_wire
 
 log = structlog.get_logger("arena.table")
 
-ABANDONED = "every bot disconnected"
-NOT_PLAYED = "no seat was played by its bot"
+ABANDONED: Final = "every bot disconnected"
+NOT_PLAYED: Final = "no seat was played by its bot"
 
 
 

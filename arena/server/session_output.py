@@ -10,7 +10,7 @@ once per encoding for all seats, each record once as JSON.
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable
+from typing import Any, Final, Iterable
 
 from arena.games.base import GameEngine, GameEvent
 from arena.metrics import Metrics
@@ -26,8 +26,8 @@ from protocol.messages import Limits as WireLimits
 # next request, at the end of every hand, at a timeout or autopilot, or once
 # this many are waiting. A bot needs them before it acts, not sooner; one
 # write per seat per hand instead of one per event keeps many tables cheap.
-FLUSH_AT_EVENTS = 32
-FLUSH_KINDS = frozenset({"hand_end", "round_end", "timeout", "autopilot"})
+FLUSH_AT_EVENTS: Final = 32
+FLUSH_KINDS: Final = frozenset({"hand_end", "round_end", "timeout", "autopilot"})
 
 Outgoing = tuple[int, bytes, bool]  # (seat, bytes, whether they end with a request)
 
@@ -35,9 +35,9 @@ Outgoing = tuple[int, bytes, bool]  # (seat, bytes, whether they end with a requ
 # (16 bytes, 32 hex digits), read 256 at a time: one ``getrandom`` call per
 # deal cost more than the rest of the deal's bookkeeping. Used on the loop
 # thread only.
-_SALT_BYTES = 16
-_SALT_POOL = 256
-_salt_pool: list[bytes] = []
+_SALT_BYTES: Final = 16
+_SALT_POOL: Final = 256
+_salt_pool: Final[list[bytes]] = []
 
 
 def _new_salt() -> str:

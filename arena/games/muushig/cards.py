@@ -9,22 +9,25 @@ Wire strings (``"AS"``) exist only at the boundary.
 
 from __future__ import annotations
 
+from typing import Final
+
 from arena.games.base import IllegalActionError
 
-SUITS = "HSDC"
-RANKS = "789TJQKA"
-SUIT_NAMES = ("hearts", "spades", "diamonds", "clubs")
-N_CARDS = 32
-ACE = 7  # rank index of the ace
+# Final: compiled code reads these as C constants, not from the module dict.
+SUITS: Final = "HSDC"
+RANKS: Final = "789TJQKA"
+SUIT_NAMES: Final = ("hearts", "spades", "diamonds", "clubs")
+N_CARDS: Final = 32
+ACE: Final = 7  # rank index of the ace
 
-CARD_STR: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
-CARD_INDEX: dict[str, int] = {c: i for i, c in enumerate(CARD_STR)}
-BIT: tuple[int, ...] = tuple(1 << i for i in range(N_CARDS))
+CARD_STR: Final[tuple[str, ...]] = tuple(r + s for s in SUITS for r in RANKS)
+CARD_INDEX: Final[dict[str, int]] = {c: i for i, c in enumerate(CARD_STR)}
+BIT: Final[tuple[int, ...]] = tuple(1 << i for i in range(N_CARDS))
 
-SUIT_MASK: tuple[int, ...] = tuple(0xFF << (8 * s) for s in range(4))
-ACE_MASK = sum(BIT[s * 8 + ACE] for s in range(4))
+SUIT_MASK: Final[tuple[int, ...]] = tuple(0xFF << (8 * s) for s in range(4))
+ACE_MASK: Final = sum(BIT[s * 8 + ACE] for s in range(4))
 # ABOVE[c]: the cards of c's suit that beat c.
-ABOVE: tuple[int, ...] = tuple(SUIT_MASK[c >> 3] & ~((1 << (c + 1)) - 1) for c in range(N_CARDS))
+ABOVE: Final[tuple[int, ...]] = tuple(SUIT_MASK[c >> 3] & ~((1 << (c + 1)) - 1) for c in range(N_CARDS))
 
 
 def _lead_block(aces: int) -> int:
@@ -39,16 +42,19 @@ def _lead_block(aces: int) -> int:
 
 
 # Keyed by ``hand & ACE_MASK`` (16 possible values).
-LEAD_BLOCK: dict[int, int] = {}
+LEAD_BLOCK: Final[dict[int, int]] = {}
 for _pattern in range(16):
     _aces = sum(BIT[s * 8 + ACE] for s in range(4) if _pattern >> s & 1)
     LEAD_BLOCK[_aces] = _lead_block(_aces)
 
 # Byte tables turn a mask into its card indices (ascending) with four lookups.
-_BYTE_CARDS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+_BYTE_CARDS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256)) for k in range(4)
 )
-_B0, _B1, _B2, _B3 = _BYTE_CARDS
+_B0: Final = _BYTE_CARDS[0]
+_B1: Final = _BYTE_CARDS[1]
+_B2: Final = _BYTE_CARDS[2]
+_B3: Final = _BYTE_CARDS[3]
 
 
 def mask_cards(mask: int) -> tuple[int, ...]:
@@ -64,10 +70,13 @@ def mask_of(cards) -> int:
 
 
 # The same tables in wire strings: a hand's strings without a loop per card.
-BYTE_STRS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+BYTE_STRS: Final[tuple[tuple[tuple[str, ...], ...], ...]] = tuple(
     tuple(tuple(CARD_STR[c] for c in cards) for cards in table) for table in _BYTE_CARDS
 )
-_S0, _S1, _S2, _S3 = BYTE_STRS
+_S0: Final = BYTE_STRS[0]
+_S1: Final = BYTE_STRS[1]
+_S2: Final = BYTE_STRS[2]
+_S3: Final = BYTE_STRS[3]
 
 
 def mask_strs(mask: int) -> list[str]:

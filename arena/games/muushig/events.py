@@ -8,7 +8,7 @@ Treat them as immutable; the cache is their only mutable part.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from json.encoder import encode_basestring_ascii
 
@@ -24,7 +24,7 @@ Wire = dict[str, Any]
 # formatting. The text is the one ``encode_record(event.for_record())``
 # gives, character for character (``tests/games/muushig/test_record_text.py``
 # holds every kind to it over random play).
-_CARD_JSON = tuple(f'"{s}"' for s in CARD_STR)
+_CARD_JSON: Final = tuple(f'"{s}"' for s in CARD_STR)
 
 
 def _ints(values: tuple[int, ...]) -> str:

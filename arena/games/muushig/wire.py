@@ -8,7 +8,7 @@ the rules themselves live in the engine and ``legality``.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from arena.games.base import IllegalActionError, NotYourTurnError
 from arena.games.muushig.cards import (BIT, CARD_INDEX, CARD_STR, join_cards, mask_cards, mask_strs,
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from arena.games.muushig.engine import MuushigEngine
 
 
-_NOT_CHECKED: tuple[int, Any, int] = (-1, None, 0)
+_NOT_CHECKED: Final[tuple[int, Any, int]] = (-1, None, 0)
 
 
 class WireFace:
