@@ -208,6 +208,14 @@ def _check_value(message: Any, deep: bool = True) -> Message:
     ``deep=False`` checks the top level only: a client trusts the server's
     nested values and skips the walk over large states.
     """
+    if type(message) is dict and deep:
+        # Most messages (every action but an exchange's) are flat: string
+        # keys and scalar values, settled in one pass without the walk.
+        for key, item in message.items():
+            if type(key) is not str or type(item) in _SUSPECT:
+                break
+        else:
+            return message
     if not isinstance(message, dict):
         raise MalformedFrameError(f"a message must be a map, got {_kind(message)}")
     if not deep:

@@ -166,13 +166,20 @@ class Action:
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> "Action":
-        # One per decision: well-formed fields are taken as they are; any
-        # other goes through the field checks, which name what is wrong.
-        match, request_id = data.get("match"), data.get("id")
-        if type(match) is str and type(request_id) is int and "action" in data:
-            return cls(match, request_id, data["action"])
-        f = _Fields(data, "action")
-        return cls(match=f.string("match"), id=f.integer("id"), action=f.present("action"))
+        return cls(*action_fields(data))
+
+
+def action_fields(data: Mapping[str, Any]) -> tuple[str, int, Any]:
+    """``(match, id, action)`` of an ``action`` map, checked as
+    :meth:`Action.from_wire` checks them; the server reads every decision's
+    answer this way, without building the message object."""
+    # Well-formed fields are taken as they are; any other goes through the
+    # field checks, which name what is wrong.
+    match, request_id = data.get("match"), data.get("id")
+    if type(match) is str and type(request_id) is int and "action" in data:
+        return match, request_id, data["action"]
+    f = _Fields(data, "action")
+    return f.string("match"), f.integer("id"), f.present("action")
 
 
 @dataclass(frozen=True, slots=True)
@@ -430,6 +437,7 @@ __all__ = [
     "Request",
     "ServerMessage",
     "Welcome",
+    "action_fields",
     "parse_bot_message",
     "parse_server_message",
     "request_wire",

@@ -29,7 +29,8 @@ from arena.server.admission import Refusal
 from arena.server.errors import ServerError
 from protocol.codec import Decoder, Encoding, encode
 from protocol.errors import ErrorCode, FrameError, ProtocolError, UnknownTypeError
-from protocol.messages import PROTOCOL_VERSION, Action, Bye, Error, Hello, Welcome, parse_bot_message
+from protocol.messages import (PROTOCOL_VERSION, Bye, Error, Hello, Welcome,
+                               action_fields, parse_bot_message)
 
 if TYPE_CHECKING:
     from arena.metrics import Metrics
@@ -71,7 +72,8 @@ class ConnectionHost(Protocol):
 
     def connection_ready(self, conn: "BotConnection") -> None: ...
 
-    def action_received(self, conn: "BotConnection", action: Action) -> None: ...
+    def action_received(self, conn: "BotConnection", match: str, request_id: int,
+                        action: Any) -> None: ...
 
     def connection_alive(self, conn: "BotConnection") -> None: ...
 
@@ -349,6 +351,15 @@ class BotConnection(asyncio.Protocol):
             self._handshake(message)
             return
         try:
+            if message.get("type") == "action":
+                # Every decision's answer: its fields go to the host as they
+                # are, without an Action object in between.
+                match, request_id, action = action_fields(message)
+                if self.awaiting_life:
+                    self.awaiting_life = False
+                    self.host.connection_alive(self)
+                self.host.action_received(self, match, request_id, action)
+                return
             parsed = parse_bot_message(message)
         except UnknownTypeError as exc:
             self._send_own_error(ErrorCode.UNKNOWN_TYPE, exc.message + "; message ignored")
@@ -361,9 +372,7 @@ class BotConnection(asyncio.Protocol):
         if self.awaiting_life:
             self.awaiting_life = False
             self.host.connection_alive(self)
-        if isinstance(parsed, Action):
-            self.host.action_received(self, parsed)
-        elif isinstance(parsed, Bye):
+        if isinstance(parsed, Bye):
             self.log.info("bye", bot=self.bot)
             self.close()
         elif isinstance(parsed, Hello):

@@ -40,7 +40,7 @@ from arena.storage.deal_keys import LADDER_TABLE, DealKeyring
 from arena.storage.writer import StoreWriter
 from protocol.deals import KeyedDeals, new_deal_key
 from protocol.errors import ErrorCode
-from protocol.messages import Action, Hello
+from protocol.messages import Hello
 
 log = structlog.get_logger("arena.server")
 
@@ -249,15 +249,16 @@ class ArenaServer:
                 return
         self.lobby.add(conn)
 
-    def action_received(self, conn: BotConnection, action: Action) -> None:
+    def action_received(self, conn: BotConnection, match: str, request_id: int,
+                        action: Any) -> None:
         table = conn.seated
-        if table is None or table.match_id != action.match:
+        if table is None or table.match_id != match:
             self.metrics.error(ErrorCode.UNKNOWN_REQUEST.value)
             conn.send_error(ErrorCode.UNKNOWN_REQUEST,
-                            f"this connection holds no seat in match {action.match!r}", action.id,
-                            match=action.match)
+                            f"this connection holds no seat in match {match!r}", request_id,
+                            match=match)
             return
-        table.answer(conn, action.match, action.id, action.action)
+        table.answer(conn, match, request_id, action)
 
     def connection_alive(self, conn: BotConnection) -> None:
         self.lobby.alive(conn)

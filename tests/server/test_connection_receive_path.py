@@ -37,8 +37,9 @@ class Host:
     def connection_ready(self, conn: BotConnection) -> None:
         pass
 
-    def action_received(self, conn: BotConnection, action: Action) -> None:
-        self.actions.append(action)
+    def action_received(self, conn: BotConnection, match: str, request_id: int,
+                        action: Any) -> None:
+        self.actions.append(Action(match, request_id, action))
 
     def connection_alive(self, conn: BotConnection) -> None:
         pass
