@@ -88,9 +88,11 @@ def verify_reveal(
 # (and different dealers). Keying by (round, hand) gives every rotation the
 # same deck for the same hand with the same dealer seat.
 
-import hmac
+import functools
 import json
 import random
+
+from protocol.codec import cached_json_encode
 
 KEY_BYTES = 32
 DEAL_SCHEME = "hmac-sha256/shake-256 fisher-yates v1"
@@ -123,14 +125,16 @@ def key_commitment(key: bytes) -> str:
     return hashlib.sha256(_COMMIT_PREFIX + key).hexdigest()
 
 
-# json.dumps builds a new encoder on every call with these options; one kept
-# encoder gives the same text at a fraction of the cost (a deal per hand).
+# json.dumps builds a new encoder on every call with these options, and so
+# does JSONEncoder.encode: one kept C encoder gives the same text at a
+# fraction of the cost (a deal per hand).
 _LABEL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+_label_json = cached_json_encode(_LABEL_JSON)
 
 
 def deal_label_bytes(table: str, label: Mapping[str, Any]) -> bytes:
     """Canonical bytes naming one deal of one table."""
-    return _LABEL_JSON.encode({"table": table, **label}).encode("utf-8")
+    return _label_json({"table": table, **label}).encode("utf-8")
 
 
 class _ByteStream:
@@ -161,8 +165,28 @@ class _ByteStream:
 
 
 def _seed(key: bytes, table: str, label: Mapping[str, Any]) -> bytes:
-    """What seeds the SHAKE-256 stream of one labelled draw."""
-    return hmac.digest(key, deal_label_bytes(table, label), "sha256")
+    """What seeds the SHAKE-256 stream of one labelled draw: the HMAC-SHA256
+    of the label under the key."""
+    inner, outer = _hmac_pads(key)
+    digest = inner.copy()
+    digest.update(deal_label_bytes(table, label))
+    result = outer.copy()
+    result.update(digest.digest())
+    return result.digest()
+
+
+@functools.lru_cache(maxsize=64)
+def _hmac_pads(key: bytes) -> tuple[Any, Any]:
+    """HMAC-SHA256 (RFC 2104) with the key's padded hashes made once: a
+    deal copies them instead of setting up a keyed hash, which cost twice
+    the whole HMAC (``tests/protocol/test_deals_keyed.py`` holds it to
+    ``hmac.digest``)."""
+    block = hashlib.sha256().block_size
+    if len(key) > block:
+        key = hashlib.sha256(key).digest()
+    key = key.ljust(block, b"\0")
+    return (hashlib.sha256(bytes(b ^ 0x36 for b in key)),
+            hashlib.sha256(bytes(b ^ 0x5C for b in key)))
 
 
 def keyed_shuffle(key: bytes, table: str, label: Mapping[str, Any], items: list[Any]) -> None:
@@ -182,20 +206,29 @@ def _shuffle_small(seed: bytes, items: list[Any]) -> None:
     256 cards, where every draw is one byte: the server deals once per hand,
     and the method calls per draw were most of a deal's cost."""
     stream = hashlib.shake_256(seed)
-    buf = stream.digest(64)
+    # One squeeze holds the draws of a whole deck but by a rare run of
+    # rejections (a 32-card deck takes about 42 bytes); the stream is the
+    # same however much of it is asked for at once.
+    buf = stream.digest(_FIRST_BYTES)
     pos = 0
     for i in range(len(items) - 1, 0, -1):
         # below(i + 1): the top (i).bit_length() bits of one byte, rejected
         # until they fall in [0, i].
-        shift = 8 - i.bit_length()
-        while True:
+        shift = _SHIFT[i]
+        if pos == len(buf):
+            buf = stream.digest(2 * len(buf))
+        j = buf[pos] >> shift
+        pos += 1
+        while j > i:
             if pos == len(buf):
                 buf = stream.digest(2 * len(buf))
             j = buf[pos] >> shift
             pos += 1
-            if j <= i:
-                break
         items[i], items[j] = items[j], items[i]
+
+
+_FIRST_BYTES = 128
+_SHIFT = tuple(8 - i.bit_length() for i in range(256))  # keeps the top bits of i's width
 
 
 class KeyedDeals(random.Random):

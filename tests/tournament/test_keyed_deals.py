@@ -122,3 +122,18 @@ def test_a_known_deck_never_changes():
         "QH", "QS", "KH", "7D", "AS", "JH", "KD", "AD", "8D", "AH", "TC", "TD",
         "7H", "JD", "QC", "TH", "KC", "TS", "JC", "8S", "QD", "JS", "8H", "9D",
         "7S", "8C", "AC", "9C", "9S", "KS", "7C", "9H"]
+
+
+@pytest.mark.parametrize("key_length", [0, 1, 32, 63, 64, 65, 200])
+def test_a_deals_seed_is_the_hmac_sha256_of_its_label(key_length):
+    # The HMAC is computed from the key's padded hashes, made once per key:
+    # it must be RFC 2104's at every key length (longer than the hash's
+    # block, the key is hashed first).
+    import hmac
+
+    from protocol.deals import _seed, deal_label_bytes
+
+    key = bytes(range(key_length))
+    for label in ({"round": 1, "hand": 2}, {"deal": 7}, {"extra": 0}):
+        expected = hmac.digest(key, deal_label_bytes("7:0", label), "sha256")
+        assert _seed(key, "7:0", label) == expected
