@@ -208,9 +208,7 @@ def _check_value(message: Any, deep: bool = True) -> Message:
     ``deep=False`` checks the top level only: a client trusts the server's
     nested values and skips the walk over large states.
     """
-    if type(message) is dict and deep:
-        # Most messages (every action but an exchange's) are flat: string
-        # keys and scalar values, settled in one pass without the walk.
+    if type(message) is dict and deep:  # flat (most messages): one pass, no walk
         for key, item in message.items():
             if type(key) is not str or type(item) in _SUSPECT:
                 break

@@ -249,8 +249,7 @@ class ArenaServer:
                 return
         self.lobby.add(conn)
 
-    def action_received(self, conn: BotConnection, match: str, request_id: int,
-                        action: Any) -> None:
+    def action_received(self, conn: BotConnection, match: str, request_id: int, action: Any) -> None:
         table = conn.seated
         if table is None or table.match_id != match:
             self.metrics.error(ErrorCode.UNKNOWN_REQUEST.value)

@@ -10,7 +10,21 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from hypothesis import strategies as st
+
 from arena.games.muushig import MuushigEngine
+
+# Every variant of the rules (rules page, Variants), for property tests.
+RULES = st.fixed_dictionaries(
+    {},
+    optional={
+        "max_hands": st.integers(1, 12),
+        "players": st.integers(2, 5),
+        "last_two_forced": st.booleans(),
+        "auto_enter_after_folds": st.integers(0, 3),
+        "trump_ace_first_lead": st.booleans(),
+    },
+)
 
 RANKS = "789TJQKA"
 SUITS = "HSDC"
@@ -96,3 +110,13 @@ def table(
 def set_scores(engine: MuushigEngine, scores: list[int]) -> None:
     """Test-only: start a position late in a round without playing it out."""
     engine._scores[:] = scores
+
+
+def random_match_events(rules: dict[str, Any] | None, seed: int) -> list:
+    """Every event of a whole match played by random legal actions."""
+    engine = MuushigEngine(rules, random.Random(seed))
+    events = engine.start()
+    choice = random.Random(seed + 1).choice
+    while not engine.finished:
+        events += engine.apply(choice(engine.legal_actions()))
+    return events

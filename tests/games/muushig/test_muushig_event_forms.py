@@ -4,23 +4,13 @@ same dict object, however often and in whatever order they are asked."""
 
 from __future__ import annotations
 
-import random
+from arena.games.muushig.events import Deal, Exchange, HandStart, Take
 
-from arena.games.muushig import MuushigEngine
-from arena.games.muushig.events import Deal, Exchange, HandStart, MuushigEvent, Take
-
-
-def _match_events(seed: int) -> list[MuushigEvent]:
-    engine = MuushigEngine(None, random.Random(seed))
-    events = engine.start()
-    choice = random.Random(seed + 1).choice
-    while not engine.finished:
-        events += engine.apply(choice(engine.legal_actions()))
-    return events
+from .helpers import random_match_events
 
 
 def test_public_events_give_every_seat_spectators_and_the_record_one_dict():
-    for event in _match_events(1):
+    for event in random_match_events(None, 1):
         if isinstance(event, (Deal, HandStart, Exchange, Take)):
             continue
         first = event.for_seat(3)
@@ -33,7 +23,7 @@ def test_every_form_is_built_once_whatever_asks_first():
     # Deal is the exception: engine-only, kept for the reveal and asked once
     # for its record, so it builds its record on each ask instead of keeping it.
     for order in ("record", "public", "seat"):
-        for event in _match_events(2):
+        for event in random_match_events(None, 2):
             if isinstance(event, Deal):
                 assert event.for_record() == event.for_record()
                 assert event.for_public() is None and event.for_seat(0) is None
@@ -47,7 +37,7 @@ def test_every_form_is_built_once_whatever_asks_first():
 
 
 def test_an_exchange_shows_the_count_to_others_and_the_drawn_cards_to_its_seat():
-    exchanges = [e for e in _match_events(3) if isinstance(e, Exchange)]
+    exchanges = [e for e in random_match_events(None, 3) if isinstance(e, Exchange)]
     assert exchanges
     for event in exchanges:
         public = event.for_public()

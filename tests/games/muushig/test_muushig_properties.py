@@ -10,18 +10,8 @@ from arena.games.base import IllegalActionError, NotYourTurnError
 from arena.games.muushig import MuushigEngine
 from arena.games.muushig.cards import CARD_STR, deck_for, mask_cards
 
-from .helpers import all_cards
+from .helpers import RULES, all_cards
 
-RULES = st.fixed_dictionaries(
-    {},
-    optional={
-        "max_hands": st.integers(1, 12),
-        "players": st.integers(2, 5),
-        "last_two_forced": st.booleans(),
-        "auto_enter_after_folds": st.integers(0, 3),
-        "trump_ace_first_lead": st.booleans(),
-    },
-)
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -6,12 +6,10 @@ random play with every variant of the rules."""
 from __future__ import annotations
 
 import json
-import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.games.muushig import MuushigEngine
 from arena.games.muushig import events as muushig_events
 from arena.games.muushig.events import (
     AllFolded,
@@ -27,34 +25,16 @@ from arena.games.muushig.events import (
 from arena.records import encode_record
 from arena.server.session_output import ServerEvent, record_text
 
-RULES = st.fixed_dictionaries(
-    {},
-    optional={
-        "max_hands": st.integers(1, 12),
-        "players": st.integers(2, 5),
-        "last_two_forced": st.booleans(),
-        "auto_enter_after_folds": st.integers(0, 3),
-        "trump_ace_first_lead": st.booleans(),
-    },
-)
+from .helpers import RULES, random_match_events
 
 EVENT_CLASSES = {cls for cls in vars(muushig_events).values()
                  if isinstance(cls, type) and issubclass(cls, MuushigEvent) and cls is not MuushigEvent}
 
 
-def _match_events(rules: dict, seed: int) -> list[MuushigEvent]:
-    engine = MuushigEngine(rules, random.Random(seed))
-    events = engine.start()
-    choice = random.Random(seed + 1).choice
-    while not engine.finished:
-        events += engine.apply(choice(engine.legal_actions()))
-    return events
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=RULES, seed=st.integers(0, 2**32 - 1))
 def test_every_event_writes_the_text_its_record_encodes_to(rules, seed):
-    for event in _match_events(rules, seed):
+    for event in random_match_events(rules, seed):
         assert event.record_text() == encode_record(event.for_record()), event
 
 
@@ -62,7 +42,7 @@ def test_random_matches_show_every_kind_of_event():
     # What the property above covers: every event class of the game.
     seen = set()
     for seed in range(40):
-        seen |= {type(e) for e in _match_events({"players": 5}, seed)}
+        seen |= {type(e) for e in random_match_events({"players": 5}, seed)}
     assert seen == EVENT_CLASSES
 
 
