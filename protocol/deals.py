@@ -179,7 +179,7 @@ def _seed(key: bytes, table: str, label: Mapping[str, Any]) -> bytes:
 def _hmac_pads(key: bytes) -> tuple[Any, Any]:
     """HMAC-SHA256 (RFC 2104) with the key's padded hashes made once: a
     deal copies them instead of setting up a keyed hash, which cost twice
-    the whole HMAC (``tests/protocol/test_deals_keyed.py`` holds it to
+    the whole HMAC (``tests/tournament/test_keyed_deals.py`` holds it to
     ``hmac.digest``)."""
     block = hashlib.sha256().block_size
     if len(key) > block:
@@ -215,15 +215,13 @@ def _shuffle_small(seed: bytes, items: list[Any]) -> None:
         # below(i + 1): the top (i).bit_length() bits of one byte, rejected
         # until they fall in [0, i].
         shift = _SHIFT[i]
-        if pos == len(buf):
-            buf = stream.digest(2 * len(buf))
-        j = buf[pos] >> shift
-        pos += 1
-        while j > i:
+        while True:
             if pos == len(buf):
                 buf = stream.digest(2 * len(buf))
             j = buf[pos] >> shift
             pos += 1
+            if j <= i:
+                break
         items[i], items[j] = items[j], items[i]
 
 
