@@ -27,6 +27,7 @@ import structlog
 
 from arena.server.admission import Refusal
 from arena.server.errors import ServerError
+from arena.server.inbound import plain_actions
 from protocol.codec import Decoder, Encoding, encode
 from protocol.errors import ErrorCode, FrameError, ProtocolError, UnknownTypeError
 from protocol.messages import (PROTOCOL_VERSION, Bye, Error, Hello, Welcome,
@@ -180,6 +181,17 @@ class BotConnection(asyncio.Protocol):
             return  # lingering after a closing error: read and drop
         decoder = self.decoder
         try:
+            # A playing bot's usual read, whole plain actions, is decoded in
+            # C; anything else goes to the decoder, which names what is wrong.
+            if (self.identity is not None and decoder.encoding is Encoding.MSGPACK
+                    and not decoder.buffered):
+                actions = plain_actions(data, decoder.max_frame)
+                if actions is not None:
+                    for action in actions:
+                        if self.closed:
+                            break
+                        self._action(action.match, action.id, action.action)
+                    return
             decoder.receive_data(data)
             while not self.closed:
                 message = decoder.next_message()
@@ -334,19 +346,33 @@ class BotConnection(asyncio.Protocol):
             self._send_own_error(ErrorCode.RATE_LIMITED,
                                  f"over {self._rate:g} messages per second; message ignored")
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
+    def _spend_token(self) -> bool:
+        """Count a message and take it from the token bucket (refilled by
+        the time passed and by grant); False when it is over the rate."""
         if self._metrics is not None:
             self._metrics.messages_total += 1
-        # The token bucket, refilled by the time passed (and by grant);
-        # inline: it runs for every message.
         now = time.monotonic()
         tokens = min(self._burst, self._tokens + (now - self._last_refill) * self._rate)
         self._last_refill = now
         if tokens < 1.0:
             self._tokens = tokens
             self._over_rate()
-            return
+            return False
         self._tokens = tokens - 1.0
+        return True
+
+    def _action(self, match: str, request_id: int, action: Any) -> None:
+        """An action decoded in one piece (:func:`plain_actions`)."""
+        if not self._spend_token():
+            return
+        if self.awaiting_life:
+            self.awaiting_life = False
+            self.host.connection_alive(self)
+        self.host.action_received(self, match, request_id, action)
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        if not self._spend_token():
+            return
         if self.identity is None:
             self._handshake(message)
             return

@@ -118,3 +118,52 @@ async def test_actions_split_and_joined_across_reads_arrive_in_order():
     for start in range(0, len(data), 7):
         conn.data_received(data[start:start + 7])
     assert [a.id for a in host.actions] == [0, 1, 2, 3, 4]
+
+
+async def test_a_whole_plain_action_is_read_in_one_piece_without_the_decoder():
+    conn, host = _connected(Encoding.MSGPACK)
+    frame = encode({"type": "action", "match": "m-1", "id": 7, "action": "QH"}, Encoding.MSGPACK)
+    calls = _calls_while(conn, frame)
+    assert host.actions == [Action("m-1", 7, "QH")]
+    assert {"receive_data", "next_message", "action_fields"}.isdisjoint(calls), calls
+
+
+async def test_plain_and_split_reads_interleaved_arrive_in_order():
+    conn, host = _connected(Encoding.MSGPACK)
+
+    def action(i: int, answer: Any) -> bytes:
+        return encode({"type": "action", "match": "m", "id": i, "action": answer}, Encoding.MSGPACK)
+
+    conn.data_received(action(0, "7S") + action(1, None))  # whole: read in one piece
+    split = action(2, ["QH"]) + action(3, 3)  # an int answer is the decoder's to read
+    conn.data_received(split[:5])
+    conn.data_received(split[5:] + action(4, "AD")[:2])  # the decoder holds the rest
+    conn.data_received(action(4, "AD")[2:])
+    conn.data_received(action(5, "TC"))
+    assert [(a.id, a.action) for a in host.actions] == [
+        (0, "7S"), (1, None), (2, ["QH"]), (3, 3), (4, "AD"), (5, "TC")]
+
+
+async def test_plain_actions_count_against_the_rate_limit():
+    host = Host()
+    conn = BotConnection(host, hello_timeout_s=5, max_write_buffer=1 << 20, rate_per_s=0.001,
+                         rate_burst=3, rate_strikes=2, server_name="test", linger_s=0)
+    transport = Transport()
+    conn.connection_made(transport)
+    conn.data_received(encode({"type": "hello", "protocol": 1, "token": "t", "name": "b"},
+                              Encoding.MSGPACK))
+    frames = b"".join(encode({"type": "action", "match": "m", "id": i, "action": "7S"},
+                             Encoding.MSGPACK) for i in range(6))
+    conn.data_received(frames)
+    # The hello took one token: two actions pass, the next two are strikes,
+    # the second of which closes the connection; the rest are not read.
+    assert [a.id for a in host.actions] == [0, 1]
+    assert conn.closed
+    errors = [msgpack_body(data) for data in transport.written[1:]]
+    assert [e["code"] for e in errors] == ["rate_limited", "rate_limited"]
+
+
+def msgpack_body(data: bytes) -> dict[str, Any]:
+    import msgpack
+
+    return msgpack.unpackb(data[4:])
