@@ -1,7 +1,9 @@
 """The plain ``action`` frame as a msgspec type (see :mod:`arena.server.inbound`).
 
-Apart from the compiled :mod:`~arena.server.inbound`: msgspec reads a
-class's annotations to build its decoder, and a compiled class keeps none.
+Apart from the compiled :mod:`~arena.server.inbound`: msgspec builds its
+decoder from the class's annotations, and defined in the compiled module
+the class gave a decoder that refused valid frames (``Expected `type`, got
+`list``` for an array answer).
 """
 
 from __future__ import annotations

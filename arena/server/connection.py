@@ -183,8 +183,9 @@ class BotConnection(asyncio.Protocol):
         try:
             # A playing bot's usual read, whole plain actions, is decoded in
             # C; anything else goes to the decoder, which names what is wrong.
+            # (A loop hands bytes; the compiled reader takes nothing else.)
             if (self.identity is not None and decoder.encoding is Encoding.MSGPACK
-                    and not decoder.buffered):
+                    and not decoder.buffered and type(data) is bytes):
                 actions = plain_actions(data, decoder.max_frame)
                 if actions is not None:
                     for action in actions:

@@ -128,6 +128,14 @@ async def test_a_whole_plain_action_is_read_in_one_piece_without_the_decoder():
     assert {"receive_data", "next_message", "action_fields"}.isdisjoint(calls), calls
 
 
+async def test_a_read_handed_over_as_a_bytearray_is_read_by_the_decoder():
+    conn, host = _connected(Encoding.MSGPACK)
+    frame = encode({"type": "action", "match": "m-1", "id": 7, "action": "QH"}, Encoding.MSGPACK)
+    conn.data_received(bytearray(frame))  # type: ignore[arg-type]
+    assert host.actions == [Action("m-1", 7, "QH")]
+    assert not conn.closed
+
+
 async def test_plain_and_split_reads_interleaved_arrive_in_order():
     conn, host = _connected(Encoding.MSGPACK)
 
