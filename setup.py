@@ -32,6 +32,7 @@ HOT_MODULES = [
     "arena/games/muushig/views.py",
     "arena/games/muushig/events.py",
     "arena/games/muushig/engine.py",
+    "arena/server/envelope.py",
     "arena/server/inbound.py",
     "arena/server/seats.py",
     "arena/server/session_output.py",

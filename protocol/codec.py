@@ -147,42 +147,6 @@ class Encoded:
         return self._jsonl
 
 
-class Envelope:
-    """Frames ``{**head, key: value}`` when only ``value`` changes.
-
-    A table wraps every event as ``{"type": "event", "match": id, "event":
-    ...}``: the head is encoded once here, so each message costs one
-    encoding of its value plus a concatenation. The bytes are exactly those
-    of :func:`encode` on the whole message (same key order).
-    """
-
-    __slots__ = ("_msgpack_head", "_json_head")
-
-    def __init__(self, head: Message, key: str) -> None:
-        if key in head:
-            raise ValueError(f"key {key!r} is already in the head")
-        # A map header, then the head's pairs and the key: what msgpack
-        # writes before the value of ``{**head, key: value}``.
-        whole = pack_msgpack({**head, key: None})
-        self._msgpack_head = whole[:-1]  # without the nil standing for the value
-        text = _json_encoder.encode(head)[:-1]  # '{"type":...' without its closing brace
-        self._json_head = (text + ("," if head else "") + _json_encoder.encode(key) + ":").encode("utf-8")
-
-    def frame(self, value: Any, encoding: Encoding | str) -> bytes:
-        """The wire bytes of ``{**head, key: value}``."""
-        if encoding == Encoding.MSGPACK:
-            body = pack_msgpack(value)
-            return _PREFIX.pack(len(self._msgpack_head) + len(body)) + self._msgpack_head + body
-        return self._json_head + _encode_json(value).encode("utf-8") + b"}\n"
-
-    def encode(self, message: Message, encoding: Encoding | str) -> bytes:
-        """Like :func:`encode` (no size limit)."""
-        if encoding == Encoding.MSGPACK:
-            body = pack_msgpack(message)
-            return _PREFIX.pack(len(body)) + body
-        return encode(message, encoding)
-
-
 def encode_many(message: Message, encodings: Iterator[Encoding] | list[Encoding] | set[Encoding]) -> dict[Encoding, bytes]:
     """The message in each of ``encodings`` (each encoded once)."""
     return {Encoding(e): encode(message, e) for e in set(encodings)}
@@ -489,7 +453,6 @@ __all__ = [
     "MAX_SERVER_FRAME",
     "Decoder",
     "Encoded",
-    "Envelope",
     "Encoding",
     "FrameError",
     "Message",

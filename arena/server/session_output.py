@@ -16,7 +16,8 @@ from arena.games.base import GameEngine, GameEvent
 from arena.metrics import Metrics
 from arena.records import encode_record
 from arena.server.seats import Seat
-from protocol.codec import Encoding, Envelope
+from arena.server.envelope import Envelope
+from protocol.codec import Encoding
 from protocol.deals import commitment
 from protocol.errors import ErrorCode
 from protocol.messages import Error, MatchEnd, MatchStart

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from protocol.codec import Encoding, Envelope, encode
+from arena.server.envelope import Envelope
+from protocol.codec import Encoding, encode
 
 MESSAGES = [
     {"type": "event", "match": "m", "event": {"kind": "trick", "cards": [[0, "AS"], [1, "7H"]]}},

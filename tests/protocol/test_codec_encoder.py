@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.codec import Decoder, Encoding, Envelope, encode
+from arena.server.envelope import Envelope
+from protocol.codec import Decoder, Encoding, encode
 
 SCALARS = (st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1)
            | st.floats(allow_nan=False) | st.text(max_size=300))

@@ -11,7 +11,8 @@ from __future__ import annotations
 import tracemalloc
 from typing import Any, Callable
 
-from protocol.codec import Decoder, Encoding, Envelope, decode_one, encode
+from arena.server.envelope import Envelope
+from protocol.codec import Decoder, Encoding, decode_one, encode
 
 COUNT = 100
 SEATS = 5

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protocol.codec import Decoder, Encoding, Envelope, encode
+from arena.server.envelope import Envelope
+from protocol.codec import Decoder, Encoding, encode
 
 VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-2**40, 2**40) | st.text(max_size=20),
