@@ -13,13 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import msgspec
+from protocol.codec import Encoding, encode, pack_msgpack
 
-from protocol.codec import Encoding, encode
-
-# msgspec writes the same bytes as the SDK's encoder (``pack_msgpack``): the
-# same library with the same default options.
-_pack: Final = msgspec.msgpack.Encoder().encode
+# Bound here: a module constant of compiled code is a C constant.
+_pack: Final = pack_msgpack
 _MSGPACK: Final = Encoding.MSGPACK
 
 

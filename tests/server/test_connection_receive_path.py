@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.server.connection import BotConnection, Identity
-from protocol.codec import Encoding, encode
+from protocol.codec import Encoding, decode_one, encode
 from protocol.messages import Action, Hello
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,10 +69,11 @@ class Transport(asyncio.Transport):
         pass
 
 
-def _connected(encoding: Encoding) -> tuple[BotConnection, Host]:
+def _connected(encoding: Encoding, **limits: Any) -> tuple[BotConnection, Host]:
     host = Host()
-    conn = BotConnection(host, hello_timeout_s=5, max_write_buffer=1 << 20, rate_per_s=1000,
-                         rate_burst=1000, rate_strikes=3, server_name="test")
+    options = {"rate_per_s": 1000, "rate_burst": 1000, "rate_strikes": 3, **limits}
+    conn = BotConnection(host, hello_timeout_s=5, max_write_buffer=1 << 20, server_name="test",
+                         **options)
     conn.connection_made(Transport())
     conn.data_received(encode({"type": "hello", "protocol": 1, "token": "t", "name": "b"}, encoding))
     assert conn.identity is not None
@@ -153,13 +154,8 @@ async def test_plain_and_split_reads_interleaved_arrive_in_order():
 
 
 async def test_plain_actions_count_against_the_rate_limit():
-    host = Host()
-    conn = BotConnection(host, hello_timeout_s=5, max_write_buffer=1 << 20, rate_per_s=0.001,
-                         rate_burst=3, rate_strikes=2, server_name="test", linger_s=0)
-    transport = Transport()
-    conn.connection_made(transport)
-    conn.data_received(encode({"type": "hello", "protocol": 1, "token": "t", "name": "b"},
-                              Encoding.MSGPACK))
+    conn, host = _connected(Encoding.MSGPACK, rate_per_s=0.001, rate_burst=3, rate_strikes=2,
+                            linger_s=0)
     frames = b"".join(encode({"type": "action", "match": "m", "id": i, "action": "7S"},
                              Encoding.MSGPACK) for i in range(6))
     conn.data_received(frames)
@@ -167,11 +163,7 @@ async def test_plain_actions_count_against_the_rate_limit():
     # the second of which closes the connection; the rest are not read.
     assert [a.id for a in host.actions] == [0, 1]
     assert conn.closed
-    errors = [msgpack_body(data) for data in transport.written[1:]]
+    # The first write is the welcome.
+    written = conn.transport.written[1:]  # type: ignore[union-attr]
+    errors = [decode_one(data, Encoding.MSGPACK) for data in written]
     assert [e["code"] for e in errors] == ["rate_limited", "rate_limited"]
-
-
-def msgpack_body(data: bytes) -> dict[str, Any]:
-    import msgpack
-
-    return msgpack.unpackb(data[4:])
