@@ -23,6 +23,7 @@ from typing import Any
 
 from aiohttp import web
 
+from arena.collector import tune_for_serving
 from arena.live import LiveHub
 from arena.metrics import Metrics
 from arena.server.config import ServerConfig
@@ -181,6 +182,7 @@ async def serve(config: ServerConfig, *, hosted: bool = False, ladder_interval: 
                              hosted_ladder=ladder is not None, log_level=log_level)
     else:
         arena = Arena(config, store, hosting=hosting, hosted_ladder=ladder, hub=hub)
+    tune_for_serving()  # the modules are imported; no table is playing yet
     await arena.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

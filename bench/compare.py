@@ -4,7 +4,8 @@
 
 ``DIR`` is another checkout of the code (e.g. ``git worktree add DIR
 <commit>``). The benchmarks of THIS checkout run against both trees,
-alternately (base, new, new with ``--gc-freeze``, base, ...), so a drift of
+alternately (base, new, new with ``--gc-freeze``: the collector as ``arena
+serve`` sets it; base, ...), so a drift of
 the machine's speed hits both sides alike; the medians of ``--repeats``
 runs are printed. Figures: the in-process server at ``--tables`` tables
 (server CPU per decision, the fake bots counted apart; storage thread; RSS
@@ -46,7 +47,7 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=3, help="server_bench matches")
     parser.add_argument("--skip-server", action="store_true")
     parser.add_argument("--no-gc-variant", action="store_true",
-                        help="leave out the run with gc.freeze")
+                        help="leave out the run with the serving collector")
     parser.add_argument("--outside", action="store_true",
                         help="compare outside_bench.py runs (server as a subprocess) instead")
     parser.add_argument("--outside-matches", type=int, default=1,
@@ -90,6 +91,8 @@ def main() -> None:
         ("  turn latency p50 ms (request out to answer handled)", "p50_ms"),
         ("  turn latency p99 ms [< 50]", "p99_ms"),
         ("  bare engine µs/decision (same run)", "engine_us"),
+        ("  garbage collector CPU µs/decision (loop thread)", "gc_us"),
+        ("  its longest collection, ms", "gc_longest_ms"),
     ]
     for figs in inproc.values():
         for f in figs:  # the machine's speed drifts: the bare engine in the same run is the yardstick

@@ -195,9 +195,7 @@ async def measure(tables: int, matches: int, db: str, gc_freeze: bool = False,
     server = ArenaServer(config, store)
     await server.start()
     if gc_freeze:
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(50_000, 50, 100)
+        tune_collector()
     loop = asyncio.get_running_loop()
     if memory is not None:
         memory.begin()
@@ -254,6 +252,40 @@ def _thread_cpu_s(thread: threading.Thread) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tune_collector() -> None:
+    """The collector as ``arena serve`` sets it; a tree from before it did
+    gets what this benchmark tried then."""
+    try:
+        from arena.collector import tune_for_serving
+    except ImportError:
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(50_000, 50, 100)
+    else:
+        tune_for_serving()
+
+
+class CollectorCost:
+    """CPU time of the loop thread's collections and the longest one, from
+    ``gc.callbacks`` (measured the same way for every tree)."""
+
+    def __init__(self) -> None:
+        self.cpu_s = 0.0
+        self.longest_s = 0.0
+        self.collections = 0
+        self._started = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = time.thread_time()
+            return
+        spent = time.thread_time() - self._started
+        self.cpu_s += spent
+        self.longest_s = max(self.longest_s, spent)
+        self.collections += 1
+
+
 def engine_baseline(matches: int = 20) -> float:
     """CPU µs per decision of the bare engine doing what a table asks of it
     per decision (legal list, the seat's observation, apply), no server."""
@@ -281,7 +313,8 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     parser.add_argument("--gc-freeze", action="store_true",
-                        help="gc.freeze() after the server starts, thresholds raised")
+                        help="the collector as arena serve sets it (arena/collector.py), "
+                             "after the server starts")
     parser.add_argument("--tracemalloc", action="store_true",
                         help="trace the server's allocations (the fake bots' apart) and print "
                              "its memory per table at the peak by line; CPU figures are then "
@@ -295,6 +328,7 @@ def main() -> None:
     profiler = cProfile.Profile() if args.profile else None
     with tempfile.TemporaryDirectory() as tmp:
         cpu0 = time.thread_time()
+        collector = CollectorCost()
         if profiler is not None:
             profiler.enable()
         rate, decisions, writer_s, rss_table = asyncio.run(
@@ -315,6 +349,8 @@ def main() -> None:
                           "writer_us": writer_us, "server_us": server_us + writer_us,
                           "rss_per_table_kb": rss_table / 1024, "engine_us": base_us,
                           "p50_ms": p50, "p99_ms": p99,
+                          "gc_us": collector.cpu_s / decisions * 1e6,
+                          "gc_longest_ms": collector.longest_s * 1000,
                           "server_kb_per_table": None if memory is None else
                           (memory.peak_bytes - memory.start_bytes) / args.tables / 1024}))
     else:
@@ -323,6 +359,9 @@ def main() -> None:
               f"storage thread {writer_us:.1f} µs; server total {server_us + writer_us:.1f} µs; "
               f"RSS {rss_table / 1024:.0f} KB per table; turn latency p50 {p50:.1f} ms, "
               f"p99 {p99:.1f} ms")
+        print(f"garbage collector (server and fake bots, their loop thread): "
+              f"{collector.cpu_s / decisions * 1e6:.2f} µs CPU per decision in "
+              f"{collector.collections} collections, the longest {collector.longest_s * 1000:.1f} ms")
         print(f"baseline, same run: the bare engine (legal list, observation, apply) "
               f"{base_us:.1f} µs per decision; server loop thread / engine: "
               f"{server_us / base_us:.1f}x")

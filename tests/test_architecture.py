@@ -6,8 +6,9 @@ ones below, never from one above:
 
 0. **base** -- ``protocol`` (the wire, the SDK), ``arena.games`` (the rules),
    ``arena.auth`` (token hashes), ``arena.logs`` (log set-up),
-   ``arena.metrics`` (counters), ``arena.records`` (events as stored text),
-   ``arena.pure`` (compiled modules or their sources).
+   ``arena.metrics`` (counters), ``arena.collector`` (the garbage
+   collector of a serving process), ``arena.records`` (events as stored
+   text), ``arena.pure`` (compiled modules or their sources).
 1. **storage** -- ``arena.storage`` (stores, the writer, the deal keys on
    disk) and ``arena.live`` (the live hub: publish/subscribe in memory for
    spectators; no HTTP in it, the server publishes and the web subscribes),
@@ -34,7 +35,7 @@ MAX_LINES = 500
 
 LAYERS: dict[str, int] = {
     "protocol": 0, "arena.games": 0, "arena.auth": 0, "arena.logs": 0,
-    "arena.metrics": 0, "arena.records": 0, "arena.pure": 0,
+    "arena.metrics": 0, "arena.collector": 0, "arena.records": 0, "arena.pure": 0,
     "arena.storage": 1, "arena.live": 1, "arena.live_bridge": 1,
     "arena.server": 2,
     "arena.tournament": 3, "arena.hosting": 3,

@@ -13,6 +13,7 @@ from typing import Any
 from aiohttp import web
 
 import arena.pure
+from arena.collector import WATCH
 from arena.storage.base import MatchStatus
 from arena.web.accounts import viewer_is_admin
 from arena.web.errors import MAX_OFFSET, ApiError, check_name, int_param, page, pagination
@@ -89,6 +90,7 @@ async def health(request: web.Request) -> web.Response:
         "store": store,
         "live_matches": len(hub.live_matches()), "live_viewers": hub.subscriber_count,
         "compiled": bool(arena.pure.compiled_modules()),
+        "collector": WATCH.snapshot(),
         "metrics": request.app[METRICS].snapshot()}, status=200 if store["healthy"] else 503)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import time
 
@@ -273,6 +274,7 @@ async def test_health(client: TestClient, metrics) -> None:
     assert body["metrics"]["decisions_total"] == 1
     import arena.server.table  # noqa: F401 - a per-decision module, compiled or not
     assert body["compiled"] is bool(arena.pure.compiled_modules())
+    assert body["collector"]["thresholds"] == list(gc.get_threshold())
     index = await (await client.get("/api")).json()
     assert "/api/matches/{id}" in index["endpoints"]
 

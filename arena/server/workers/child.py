@@ -40,6 +40,7 @@ from typing import Any
 import msgpack
 import structlog
 
+from arena.collector import tune_for_serving
 from arena.live_bridge import BridgedHub, LiveBridge
 from arena.logs import configure_logging, divert_logs
 from arena.server.config import ServerConfig
@@ -221,6 +222,7 @@ def main(argv: list[str], worker: type[Worker] = Worker,
     configure_logging(init.get("log_level", "info"))
     structlog.contextvars.bind_contextvars(worker=int(init["index"]))
     log_file = init.get("log_file")
+    tune_for_serving()  # a worker plays its share of the tables
     with divert_logs(log_file) if log_file else contextlib.nullcontext():
         return asyncio.run(worker(sock, init).run())
 
