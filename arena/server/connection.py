@@ -367,9 +367,15 @@ class BotConnection(asyncio.Protocol):
         if not self._spend_token():
             return
         if self.awaiting_life:
-            self.awaiting_life = False
-            self.host.connection_alive(self)
+            self._came_alive()
         self.host.action_received(self, match, request_id, action)
+
+    def _came_alive(self) -> None:
+        """A valid message from a connection whose seat went to autopilot
+        for timeouts: the lobby may seat it again. (Called behind a check
+        of ``awaiting_life``, which costs less than a call per message.)"""
+        self.awaiting_life = False
+        self.host.connection_alive(self)
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         if not self._spend_token():
@@ -383,8 +389,7 @@ class BotConnection(asyncio.Protocol):
                 # are, without an Action object in between.
                 match, request_id, action = action_fields(message)
                 if self.awaiting_life:
-                    self.awaiting_life = False
-                    self.host.connection_alive(self)
+                    self._came_alive()
                 self.host.action_received(self, match, request_id, action)
                 return
             parsed = parse_bot_message(message)
@@ -397,8 +402,7 @@ class BotConnection(asyncio.Protocol):
             self.fail(exc.code, exc.message + "; connection closed")
             return
         if self.awaiting_life:
-            self.awaiting_life = False
-            self.host.connection_alive(self)
+            self._came_alive()
         if isinstance(parsed, Bye):
             self.log.info("bye", bot=self.bot)
             self.close()
