@@ -108,6 +108,9 @@ class FakeTransport(asyncio.Transport):
     def get_write_buffer_size(self) -> int:
         return 0
 
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        pass  # nothing is ever buffered here
+
     def get_extra_info(self, name: str, default: Any = None) -> Any:
         return ("127.0.0.1", 1) if name == "peername" else default
 

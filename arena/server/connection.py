@@ -162,6 +162,9 @@ class BotConnection(asyncio.Protocol):
         # A stream transport; not checked with isinstance, as other loops'
         # transports (uvloop's) do not derive from asyncio.Transport.
         self.transport = cast(asyncio.Transport, transport)
+        # The transport calls pause_writing once more than this is unread:
+        # the cap is checked by asyncio's own count, not by a call per send.
+        self.transport.set_write_buffer_limits(high=self._max_write_buffer)
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.address = str(peer[0]) if isinstance(peer, tuple) else str(peer)
@@ -228,15 +231,23 @@ class BotConnection(asyncio.Protocol):
         if self.closed or transport is None:
             return
         transport.write(data)
-        if transport.get_write_buffer_size() > self._max_write_buffer and not self._dropping:
-            self._dropping = True  # the error below goes out through here too
-            self.log.warning("slow_reader_dropped", bot=self.bot,
-                             buffered=transport.get_write_buffer_size())
-            # Queued behind what it has not read: it gets the reason if it
-            # reads within the linger time, else the socket is reset.
-            self.fail(ErrorCode.RATE_LIMITED,
-                      f"more than {self._max_write_buffer} bytes sent to this connection are "
-                      "unread; it reads too slowly to play; connection closed")
+
+    def pause_writing(self) -> None:
+        """More than ``max_write_buffer`` bytes are unread (the transport's
+        high-water mark): the bot reads too slowly to play, and is dropped.
+        Called from inside ``transport.write``; the error written here
+        does not call it again (the transport is paused already)."""
+        if self._dropping or self.closed:
+            return
+        self._dropping = True
+        transport = self.transport
+        self.log.warning("slow_reader_dropped", bot=self.bot,
+                         buffered=transport.get_write_buffer_size() if transport else None)
+        # Queued behind what it has not read: it gets the reason if it
+        # reads within the linger time, else the socket is reset.
+        self.fail(ErrorCode.RATE_LIMITED,
+                  f"more than {self._max_write_buffer} bytes sent to this connection are "
+                  "unread; it reads too slowly to play; connection closed")
 
     def send_message(self, message: Any) -> None:
         """Send a typed message of ``protocol.messages`` (anything with ``to_wire``)."""
@@ -286,7 +297,8 @@ class BotConnection(asyncio.Protocol):
         closes too, or ``linger_s`` has passed."""
         global _lingering
         transport = self.transport
-        if transport is None or transport.is_closing():
+        if transport is None or transport.is_closing() or self._linger_timer is not None:
+            # (lingering already: a close decided while the last was sent)
             self._mark_closed()
             return
         if self._linger_s <= 0 or _lingering >= MAX_LINGERING or not transport.can_write_eof():
