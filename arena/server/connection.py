@@ -45,6 +45,10 @@ _ids = itertools.count(1)
 MAX_LINGERING = 1024
 _lingering = 0
 
+# Messages credited to the bucket per request sent: its answer, and one
+# retry after ``illegal_action``.
+REQUEST_CREDIT = 2
+
 
 class AuthError(ServerError):
     """The hello's token is not accepted (answered with ``auth_failed``)."""
@@ -232,6 +236,17 @@ class BotConnection(asyncio.Protocol):
             return
         transport.write(data)
 
+    def send_request(self, data: bytes) -> None:
+        """Send bytes that end with a request, and credit the bucket for its
+        answer: answering the server never counts against a bot, however
+        fast its table plays (a retry after ``illegal_action`` included).
+        The write and the credit in one call, made once per decision."""
+        transport = self.transport
+        if self.closed or transport is None:
+            return
+        transport.write(data)
+        self._tokens = min(self._burst, self._tokens + REQUEST_CREDIT)
+
     def pause_writing(self) -> None:
         """More than ``max_write_buffer`` bytes are unread (the transport's
         high-water mark): the bot reads too slowly to play, and is dropped.
@@ -340,12 +355,6 @@ class BotConnection(asyncio.Protocol):
                       f"no complete hello within {self._hello_timeout_s:g} s of connecting; "
                       "connection closed")
 
-    def grant(self, messages: int = 2) -> None:
-        """Credit the bucket for a request sent: answering the server never
-        counts against a bot, however fast its table plays (a retry after
-        ``illegal_action`` included)."""
-        self._tokens = min(self._burst, self._tokens + messages)
-
     def _over_rate(self) -> None:
         """A message beyond the token bucket: ignored with an error, and after
         ``rate_strikes`` of them the connection is closed."""
@@ -361,7 +370,7 @@ class BotConnection(asyncio.Protocol):
 
     def _spend_token(self) -> bool:
         """Count a message and take it from the token bucket (refilled by
-        the time passed and by grant); False when it is over the rate."""
+        the time passed and by send_request); False when it is over the rate."""
         if self._metrics is not None:
             self._metrics.messages_total += 1
         now = time.monotonic()

@@ -231,9 +231,10 @@ class Table:
                     code = sends[i]  # seat * 2, + 1 when it ends with a request
                     conn = seats[code >> 1].conn
                     if conn is not None and not conn.closed:
-                        conn.send_bytes(sends[i + 1])
                         if code & 1:
-                            conn.grant()
+                            conn.send_request(sends[i + 1])
+                        else:
+                            conn.send_bytes(sends[i + 1])
                     i += 2
             finally:
                 sends.clear()

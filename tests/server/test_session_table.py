@@ -81,8 +81,8 @@ class FakeConn:
         if table is not None and not self.closed:
             table.answer(self, request["match"], request["id"], action)
 
-    def grant(self, messages: int = 2) -> None:
-        pass
+    def send_request(self, data: bytes) -> None:
+        self.send_bytes(data)  # (no rate bucket here to credit)
 
     def drop(self) -> None:
         self.closed = True
