@@ -230,22 +230,16 @@ class BotConnection(asyncio.Protocol):
     def send(self, message: dict[str, Any]) -> None:
         self.send_bytes(encode(message, self.encoding))
 
-    def send_bytes(self, data: bytes) -> None:
+    def send_bytes(self, data: bytes, ends_with_request: bool = False) -> None:
+        """Write ``data``; when it ends with a request, credit the bucket for
+        the answer: answering the server never counts against a bot, however
+        fast its table plays (a retry after ``illegal_action`` included)."""
         transport = self.transport
         if self.closed or transport is None:
             return
         transport.write(data)
-
-    def send_request(self, data: bytes) -> None:
-        """Send bytes that end with a request, and credit the bucket for its
-        answer: answering the server never counts against a bot, however
-        fast its table plays (a retry after ``illegal_action`` included).
-        The write and the credit in one call, made once per decision."""
-        transport = self.transport
-        if self.closed or transport is None:
-            return
-        transport.write(data)
-        self._tokens = min(self._burst, self._tokens + REQUEST_CREDIT)
+        if ends_with_request:
+            self._tokens = min(self._burst, self._tokens + REQUEST_CREDIT)
 
     def pause_writing(self) -> None:
         """More than ``max_write_buffer`` bytes are unread (the transport's
@@ -370,7 +364,7 @@ class BotConnection(asyncio.Protocol):
 
     def _spend_token(self) -> bool:
         """Count a message and take it from the token bucket (refilled by
-        the time passed and by send_request); False when it is over the rate."""
+        the time passed and by each request sent); False when it is over the rate."""
         if self._metrics is not None:
             self._metrics.messages_total += 1
         now = time.monotonic()

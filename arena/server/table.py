@@ -231,10 +231,7 @@ class Table:
                     code = sends[i]  # seat * 2, + 1 when it ends with a request
                     conn = seats[code >> 1].conn
                     if conn is not None and not conn.closed:
-                        if code & 1:
-                            conn.send_request(sends[i + 1])
-                        else:
-                            conn.send_bytes(sends[i + 1])
+                        conn.send_bytes(sends[i + 1], (code & 1) == 1)
                     i += 2
             finally:
                 sends.clear()

@@ -64,8 +64,8 @@ class FakeConn:
             wire["match"] = match
         self.send(wire)
 
-    def send_bytes(self, data: bytes) -> None:
-        if self.closed:
+    def send_bytes(self, data: bytes, ends_with_request: bool = False) -> None:
+        if self.closed:  # (no rate bucket here to credit for a request)
             return
         self.decoder.receive_data(data)
         while (message := self.decoder.next_message()) is not None:
@@ -81,8 +81,6 @@ class FakeConn:
         if table is not None and not self.closed:
             table.answer(self, request["match"], request["id"], action)
 
-    def send_request(self, data: bytes) -> None:
-        self.send_bytes(data)  # (no rate bucket here to credit)
 
     def drop(self) -> None:
         self.closed = True
