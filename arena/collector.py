@@ -16,10 +16,11 @@ So a serving process, once its modules are imported, moves what exists to
 the permanent generation (:func:`gc.freeze`: never walked again; startup
 objects live as long as the process anyway) and raises the thresholds.
 Measured at 200 tables (``bench/README.md``, step 14): 121 young
-collections instead of 311 in the same play, no full one, the collector's
-CPU from about 1.9 to 0.5 µs per decision, its longest pause from 48-63 to
-23-29 ms. Reference cycles are still collected, later; the RSS per table
-did not grow.
+collections instead of 311 in the same play, no full one while playing
+(the two of a run come at start: one during the imports, one here), the
+collector's CPU from about 1.9 to 0.5 µs per decision, its longest pause
+from 48-63 to 23-29 ms. Reference cycles are still collected, later; the
+RSS per table did not grow.
 
 :class:`CollectorWatch` records each collection's pause per generation, so
 ``/api/health`` can show the longest one an operator's players waited for.
