@@ -77,7 +77,10 @@ async def test_the_bank_extends_the_deadline_and_is_spent(make_server):
     await asyncio.sleep(0.2)  # 100 ms over decision_ms: taken from the bank
     await bot.answer(first, first["legal"][0])
     second = await bot.request()
-    assert 95 <= second["deadline_ms"] - 100 <= 105
+    # The bank kept is 200 ms less what the answer took past decision_ms:
+    # at most 100 ms, less the round trip and the loops' turns, which the
+    # whole suite on two cores stretched to 7 ms once (20 ms allowed).
+    assert 80 <= second["deadline_ms"] - 100 <= 100
     await bot.close()
 
 
