@@ -122,7 +122,6 @@ class BotConnection(asyncio.Protocol):
         self._linger_s = linger_s
         self._linger_timer: asyncio.TimerHandle | None = None
         self._metrics = metrics
-        self._dropping = False
         self._hello_timeout_s = hello_timeout_s
         self._hello_timer: asyncio.TimerHandle | None = None
         self._max_write_buffer = max_write_buffer
@@ -244,11 +243,11 @@ class BotConnection(asyncio.Protocol):
     def pause_writing(self) -> None:
         """More than ``max_write_buffer`` bytes are unread (the transport's
         high-water mark): the bot reads too slowly to play, and is dropped.
-        Called from inside ``transport.write``; the error written here
-        does not call it again (the transport is paused already)."""
-        if self._dropping or self.closed:
+        Called from inside ``transport.write``, once until the buffer
+        drains; the error written here does not call it again (the
+        transport is paused already), and the close that follows is final."""
+        if self.closed:
             return
-        self._dropping = True
         transport = self.transport
         self.log.warning("slow_reader_dropped", bot=self.bot,
                          buffered=transport.get_write_buffer_size() if transport else None)
