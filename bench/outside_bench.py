@@ -334,8 +334,18 @@ def measure_one_table(code: Path, matches: int) -> dict[str, float]:
     return json.loads(out.strip().splitlines()[-1])
 
 
+def measure_floor(code: Path, matches: int) -> dict[str, float]:
+    """``session_floor.py`` for the measured tree: its match session alone,
+    no I/O, and the engine alone, µs per decision."""
+    out = subprocess.run([sys.executable, str(HERE / "session_floor.py"), "--json",
+                          "--matches", str(matches)], env=child_env(code), cwd=str(HERE.parent),
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def figures_dict(arena: ArenaFigures, bare: BareFigures, one: dict[str, float] | None,
-                 code: Path, workers_note: str | None) -> dict[str, object]:
+                 code: Path, workers_note: str | None,
+                 floor: dict[str, float] | None = None) -> dict[str, object]:
     result: dict[str, object] = {
         "code": str(code), "arena": asdict(arena), "bare": asdict(bare),
         # A tiny run's baseline can use less CPU than one clock tick: no ratio then.
@@ -343,6 +353,8 @@ def figures_dict(arena: ArenaFigures, bare: BareFigures, one: dict[str, float] |
         "load_average": os.getloadavg()[0]}
     if one is not None:
         result["one_table"] = one
+    if floor is not None:
+        result["floor"] = floor
     if workers_note:
         result["workers_note"] = workers_note
     return result
@@ -368,6 +380,14 @@ def rows(fig: dict[str, object]) -> list[tuple[str, str, float | None, float | N
     if isinstance(one, dict):
         out.append(("one table, server_bench: server CPU µs per decision", "ratio ≤ 1.5",
                     one["cpu_us"], one["bare_cpu_us"]))
+    floor = fig.get("floor")
+    if isinstance(floor, dict):
+        # What no change outside the session can go below: the session's own
+        # work plus what asyncio and the kernel take for a bare round trip.
+        out.append(("the match session alone, no I/O (baseline: the engine)", "",
+                    floor["session_us"], floor["engine_wire_us"]))
+        out.append(("floor: the session alone + the bare round trip", "≤ 50",
+                    floor["session_us"] + b["server_us"], b["server_us"]))
     return out
 
 
@@ -412,6 +432,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="round trips per bare table and match (an arena match is ~1,150)")
     parser.add_argument("--one-table-matches", type=int, default=3,
                         help="server_bench matches for the one-table row (0: leave it out)")
+    parser.add_argument("--floor-matches", type=int, default=20,
+                        help="session_floor matches for the floor rows (0: leave them out)")
     parser.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"),
                         help="arena serve's log level (its log goes to a file)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON line")
@@ -426,7 +448,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         arena = measure_arena(code, args.tables, args.matches, workers, args.log_level, Path(tmp))
     one = measure_one_table(code, args.one_table_matches) if args.one_table_matches else None
-    fig = figures_dict(arena, bare, one, code, note)
+    floor = measure_floor(code, args.floor_matches) if args.floor_matches else None
+    fig = figures_dict(arena, bare, one, code, note, floor)
     if args.json:
         print(json.dumps(fig))
     else:

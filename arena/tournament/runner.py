@@ -17,7 +17,7 @@ import asyncio
 import hashlib
 import json
 import re
-import sys
+import shutil
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -25,7 +25,6 @@ from typing import Any, Callable
 import structlog
 
 from arena.games import get_game
-from arena.server.config import ServerConfig
 from arena.auth import hash_token
 from arena.server.local_bots import LocalBot, LocalBots, check_commands
 from arena.server.server import PlayerSpec
@@ -39,7 +38,7 @@ from arena.storage.base import (
     TournamentRecord,
     TournamentStatus,
 )
-from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import TournamentError
 from arena.tournament.extension import is_reserve, reserve_groups, separated, stopping_level
 from arena.storage.deal_keys import DealKeyring, KeyringError, store_directory
@@ -170,6 +169,10 @@ class TournamentRunner:
         self.claim_timeout_s = claim_timeout_s
         self.local_claim_timeout_s = local_claim_timeout_s
         self.log_dir = log_dir if log_dir is not None else bot_log_dir(self.store)
+        # A folder made for an in-memory store: nothing can find it once the
+        # process is gone (``arena logs`` looks beside a database), so it is
+        # removed after the run unless a bot crashed.
+        self._temporary_logs = log_dir is None and store_directory(self.store) is None
         self.local = LocalBots(self.log_dir, node=getattr(self.store, "node", None))
         self.failures: dict[int, int] = {}
         self.absent: dict[str, int] = {}  # bot -> matches it was not there for
@@ -204,9 +207,20 @@ class TournamentRunner:
         if complete:
             await self.server.writer.set_tournament_status(tid, TournamentStatus.FINISHED)
             self.server.hub.standings_changed(tid)
+        crashes = self.local.crashes()
         log.info("tournament_stopped", tournament=tid, done=done, total=len(schedule),
-                 crashes=self.local.crashes())
+                 crashes=crashes)
+        self._clean_temporary_logs(crashes)
         return complete
+
+    def _clean_temporary_logs(self, crashes: dict[str, int]) -> None:
+        if not self._temporary_logs:
+            return
+        if any(crashes.values()):
+            log.warning("bot_logs_kept", folder=str(self.log_dir),
+                        crashed=sorted(name for name, n in crashes.items() if n))
+            return
+        shutil.rmtree(self.log_dir, ignore_errors=True)
 
     async def _play_reserve(self, schedule: list[ScheduledMatch], done: int) -> int:
         """Reserve deck sets while the standings are not separated

@@ -57,7 +57,7 @@ def test_bots_spread_over_loopback_addresses_within_the_per_address_cap():
 def test_two_tables_from_outside_give_every_figure_and_its_baseline(capsys):
     bench = load("outside_bench")
     assert bench.main(["--tables", "2", "--matches", "1", "--baseline-trips", "3000",
-                       "--one-table-matches", "1", "--json"]) == 0
+                       "--one-table-matches", "1", "--floor-matches", "1", "--json"]) == 0
     fig = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     arena, bare = fig["arena"], fig["bare"]
     assert arena["connections"] == 10 and arena["matches_finished"] == 2
@@ -65,8 +65,11 @@ def test_two_tables_from_outside_give_every_figure_and_its_baseline(capsys):
     assert arena["server_us"] > 0 and arena["load_us"] > 0 and arena["p99_ms"] >= arena["p50_ms"]
     assert bare["trips"] == 2 * 3000 and bare["server_us"] > 0
     assert fig["one_table"]["cpu_us"] > 0 and fig["one_table"]["bare_cpu_us"] > 0
+    # The session alone costs more than the engine's move within it.
+    assert fig["floor"]["session_us"] > fig["floor"]["engine_wire_us"] > 0
     bench.print_table(fig)
     table = capsys.readouterr().out
     for row in ("server CPU µs per decision, 2 tables / 10 connections", "turn latency p99 ms",
-                "RSS KB per table", "server-caused timeouts", "one table, server_bench"):
+                "RSS KB per table", "server-caused timeouts", "one table, server_bench",
+                "the match session alone, no I/O", "floor: the session alone + the bare round trip"):
         assert row in table

@@ -25,12 +25,17 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
+# Slow enough for a page to watch a match live; slower still while the
+# test's gate file exists, so a loaded machine's browser cannot miss every
+# match (the test removes the gate once it has watched one).
 SLOW_BOT = """
-import time
+import os, time
 from protocol.sdk import run_bot
 
+GATE = {gate!r}
+
 def play(phase, legal, state):
-    time.sleep(0.01)  # slow enough for a page to watch the match live
+    time.sleep(0.05 if os.path.exists(GATE) else 0.01)
     return legal[-1] if phase == "decide" else legal[0]
 
 run_bot(play)
@@ -66,8 +71,10 @@ async def test_pages_follow_a_real_tournament(server: ArenaServer, tmp_path: Pat
     from playwright.async_api import TimeoutError as PlaywrightTimeoutError
     from playwright.async_api import async_playwright
 
+    gate = tmp_path / "watching"
+    gate.touch()
     bot = tmp_path / "slow_bot.py"
-    bot.write_text(SLOW_BOT)
+    bot.write_text(SLOW_BOT.format(gate=str(gate)))
     config_path = tmp_path / "t.toml"
     config_path.write_text(
         'name = "Browser cup"\nseed = 3\n[limits]\ndecision_ms = 2000\n'
@@ -116,6 +123,7 @@ async def test_pages_follow_a_real_tournament(server: ArenaServer, tmp_path: Pat
                 assert shown <= played | face_up, shown - played - face_up
                 watched = True
                 break
+            gate.unlink()  # the rest of the tournament plays at the usual pace
             assert watched, "no match stayed live long enough to watch"
 
             # The standings table appears and fills in without a reload.

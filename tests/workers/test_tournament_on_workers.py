@@ -45,13 +45,23 @@ def run(path: Path, db: "Path | str", *extra: str, timeout: float = 120) -> subp
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
 
+# Under pytest-xdist each test process has its own name, which the arena
+# and its workers inherit: a test counts (and kills) only its own workers,
+# not those of a test running beside it.
+_OURS = f"PYTEST_XDIST_WORKER={os.environ['PYTEST_XDIST_WORKER']}".encode() \
+    if "PYTEST_XDIST_WORKER" in os.environ else None
+
+
 def worker_pids() -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if b"arena.tournament.worker" in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
+                if b"arena.tournament.worker" not in (entry / "cmdline").read_bytes():
+                    continue
+                if _OURS is not None and _OURS not in (entry / "environ").read_bytes().split(b"\0"):
+                    continue
+                found.append(int(entry.name))
             except OSError:
                 continue
     return found
