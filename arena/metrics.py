@@ -6,12 +6,18 @@ arithmetic on attributes: no locks, no label dictionaries on the hot path
 thread.
 
 Decisions per second come from a sliding window of one-second buckets: a
-ring of ``window_s`` counters indexed by the current second, so recording a
-decision is O(1) and the rate is a sum over at most ``window_s`` ints.
+ring of ``window_s`` counters indexed by the current second, so the rate is
+a sum over at most ``window_s`` ints. The match session counts a decision
+by adding to ``decisions_total`` alone (no call per decision on the hot
+path); :meth:`Metrics.sample` puts the decisions counted since its last
+call into the current second's bucket. The server samples every second and
+every read samples first, so a decision lands in its own second or the
+next.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Any
@@ -54,6 +60,7 @@ class Metrics:
         self.bots_connected = 0
         # counters
         self.decisions_total = 0
+        self._bucketed = 0  # of decisions_total, those already in a bucket
         self.timeouts_total = 0
         self.illegal_total = 0
         self.messages_total = 0
@@ -64,14 +71,29 @@ class Metrics:
 
     # -- updates (hot path) -------------------------------------------------
     def decision(self) -> None:
-        """Count one settled decision (answered, defaulted or autopiloted)."""
+        """Count one settled decision (answered, defaulted or autopiloted).
+        The match session adds to ``decisions_total`` itself instead."""
         self.decisions_total += 1
+        self.sample()
+
+    def sample(self) -> None:
+        """Put the decisions counted since the last sample in this second's bucket."""
+        new = self.decisions_total - self._bucketed
+        if new <= 0:
+            return
+        self._bucketed = self.decisions_total
         second = int(self._clock())
         i = second % self._window
         if self._bucket_second[i] != second:
             self._bucket_second[i] = second
             self._bucket_count[i] = 0
-        self._bucket_count[i] += 1
+        self._bucket_count[i] += new
+
+    async def sample_every_second(self) -> None:
+        """The server's sampler: runs until cancelled."""
+        while True:
+            await asyncio.sleep(1.0)
+            self.sample()
 
     def timeout(self) -> None:
         self.timeouts_total += 1
@@ -94,6 +116,7 @@ class Metrics:
     # -- derived --------------------------------------------------------------
     def decisions_per_second(self) -> float:
         """Mean rate over the last ``window_s`` seconds (or since start)."""
+        self.sample()
         now = self._clock()
         second = int(now)
         oldest = second - self._window + 1

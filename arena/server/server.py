@@ -4,8 +4,7 @@ The server knows nothing of HTTP or tournaments: ``arena.app`` composes it
 with the web app, the tournament director and the hosted bots. Structured
 concurrency: every table runs as a task of the server's task set; ``stop()``
 stops accepting, lets running matches end cleanly as aborted (never
-half-counted), stops the services started with it, flushes storage and
-closes connections.
+half-counted), stops the services, flushes storage, closes connections.
 """
 
 from __future__ import annotations
@@ -117,6 +116,7 @@ class ArenaServer:
                                                  reuse_address=True, backlog=cfg.listen_backlog)
             self.port = self._tcp.sockets[0].getsockname()[1]
         self._launch_task(self._close_idle_connections())
+        self._launch_task(self.metrics.sample_every_second())  # the rate's buckets
         for service in self.services:
             await service.start(self)
         log.info("server_started", host=cfg.host, port=self.port, open=cfg.open,

@@ -146,6 +146,23 @@ def test_decisions_per_second_over_a_sliding_window() -> None:
     assert m.decisions_total == 200
 
 
+def test_decisions_the_session_counts_reach_the_rate_by_sampling() -> None:
+    """The match session only adds to ``decisions_total`` (no call per
+    decision); the server's one-second sample puts them in the window."""
+    clock = FakeClock()
+    m = Metrics(window_s=10, clock=clock)
+    for _ in range(10):
+        m.decisions_total += 20
+        clock.now += 0.5
+        m.sample()  # the server's sampler, once a second
+        clock.now += 0.5
+    assert m.decisions_per_second() == pytest.approx(18.0, abs=2.0)
+    m.decisions_total += 50  # counted since the last sample: a read samples first
+    assert m.decisions_per_second() == pytest.approx(23.0, abs=2.0)
+    clock.now += 30
+    assert m.decisions_per_second() == 0.0
+
+
 def test_error_codes_are_bounded() -> None:
     m = Metrics()
     for i in range(MAX_ERROR_CODES + 10):
