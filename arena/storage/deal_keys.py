@@ -33,11 +33,18 @@ class KeyringError(StorageError):
 
 
 def store_directory(store: Any) -> Path | None:
-    """The folder of a file-backed store (None for an in-memory one)."""
+    """The folder of a file-backed store (None for an in-memory one, or a
+    database server's)."""
     path = getattr(store, "path", None)
-    if not path or str(path) == ":memory:" or str(path).startswith("file::memory:"):
+    if not path or store_in_memory(store):
         return None
     return Path(path).resolve().parent
+
+
+def store_in_memory(store: Any) -> bool:
+    """An SQLite store in this process's memory: gone when the process is."""
+    path = str(getattr(store, "path", None) or "")
+    return path == ":memory:" or path.startswith("file::memory:")
 
 
 class DealKeyring:

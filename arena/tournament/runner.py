@@ -41,7 +41,8 @@ from arena.storage.base import (
 from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import TournamentError
 from arena.tournament.extension import is_reserve, reserve_groups, separated, stopping_level
-from arena.storage.deal_keys import DealKeyring, KeyringError, store_directory
+from arena.storage.deal_keys import (DealKeyring, KeyringError, store_directory,
+                                     store_in_memory)
 from arena.tournament.host import MatchHost
 from arena.tournament.plan import house_strategy, plan_parts, scheduled_matches
 from protocol.deals import DEAL_SCHEME, key_commitment
@@ -171,8 +172,9 @@ class TournamentRunner:
         self.log_dir = log_dir if log_dir is not None else bot_log_dir(self.store)
         # A folder made for an in-memory store: nothing can find it once the
         # process is gone (``arena logs`` looks beside a database), so it is
-        # removed after the run unless a bot crashed.
-        self._temporary_logs = log_dir is None and store_directory(self.store) is None
+        # removed after the run unless a bot crashed. (A database server's
+        # nodes keep theirs: the tournament outlives the run.)
+        self._temporary_logs = log_dir is None and store_in_memory(self.store)
         self.local = LocalBots(self.log_dir, node=getattr(self.store, "node", None))
         self.failures: dict[int, int] = {}
         self.absent: dict[str, int] = {}  # bot -> matches it was not there for

@@ -87,3 +87,19 @@ async def test_a_file_stores_logs_stay_beside_it(tmp_path):
         await server.stop()
         store.close()
     assert list((tmp_path / "bot-logs" / "steady").glob("*.log"))
+
+
+def test_only_an_in_memory_store_counts_as_gone_with_the_process(tmp_path):
+    from arena.storage.deal_keys import store_directory, store_in_memory
+
+    class ServerStore:  # a database server's store: no path of its own
+        pass
+
+    memory, on_disk = SqliteStore(":memory:"), SqliteStore(tmp_path / "a.db")
+    try:
+        assert store_in_memory(memory) and store_directory(memory) is None
+        assert not store_in_memory(on_disk) and store_directory(on_disk) == tmp_path
+        assert not store_in_memory(ServerStore()) and store_directory(ServerStore()) is None
+    finally:
+        memory.close()
+        on_disk.close()
