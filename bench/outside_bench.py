@@ -325,19 +325,12 @@ def measure_bare(tables: int, trips: int) -> BareFigures:
                        rss_per_table_kb=rss / tables / 1024)
 
 
-def measure_one_table(code: Path, matches: int) -> dict[str, float]:
-    """``server_bench.py``'s one-table run (server in its process, the bare
-    round trip beside it) for the measured tree."""
-    out = subprocess.run([sys.executable, str(HERE / "server_bench.py"), "--json",
-                          "--matches", str(matches)], env=child_env(code), cwd=str(HERE.parent),
-                         capture_output=True, text=True, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
-
-
-def measure_floor(code: Path, matches: int) -> dict[str, float]:
-    """``session_floor.py`` for the measured tree: its match session alone,
-    no I/O, and the engine alone, µs per decision."""
-    out = subprocess.run([sys.executable, str(HERE / "session_floor.py"), "--json",
+def bench_json(script: str, code: Path, matches: int) -> dict[str, float]:
+    """Another benchmark of this folder run for the measured tree: its
+    ``--json`` line. ``server_bench.py``: the one-table run (server in its
+    process, the bare round trip beside it); ``session_floor.py``: the match
+    session alone, no I/O, and the engine alone, µs per decision."""
+    out = subprocess.run([sys.executable, str(HERE / script), "--json",
                           "--matches", str(matches)], env=child_env(code), cwd=str(HERE.parent),
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
@@ -447,8 +440,9 @@ def main(argv: list[str] | None = None) -> int:
     bare = measure_bare(args.tables, args.baseline_trips * args.matches)
     with tempfile.TemporaryDirectory() as tmp:
         arena = measure_arena(code, args.tables, args.matches, workers, args.log_level, Path(tmp))
-    one = measure_one_table(code, args.one_table_matches) if args.one_table_matches else None
-    floor = measure_floor(code, args.floor_matches) if args.floor_matches else None
+    one = (bench_json("server_bench.py", code, args.one_table_matches)
+           if args.one_table_matches else None)
+    floor = bench_json("session_floor.py", code, args.floor_matches) if args.floor_matches else None
     fig = figures_dict(arena, bare, one, code, note, floor)
     if args.json:
         print(json.dumps(fig))

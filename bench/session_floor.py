@@ -43,6 +43,13 @@ def _never(phase: str, options: object, state: dict) -> object:
     raise AssertionError("every seat is remote: no house move is asked for")
 
 
+def take_output(session: MatchSession) -> None:
+    """What the table takes from the session after each step (here: dropped)."""
+    session.outgoing.clear()
+    session.records.clear()
+    session.public.clear()
+
+
 def session_match(seed: int) -> tuple[int, int]:
     """One match; returns (decisions, nanoseconds spent in the session)."""
     engine = MUUSHIG.new_match({}, random.Random(seed), None)
@@ -55,9 +62,7 @@ def session_match(seed: int) -> tuple[int, int]:
     clock = time.perf_counter_ns
     now = 0.0
     session.start(now)
-    session.outgoing.clear()
-    session.records.clear()
-    session.public.clear()
+    take_output(session)
     pending = session._pending
     decisions = spent = 0
     while not session.over:
@@ -66,9 +71,7 @@ def session_match(seed: int) -> tuple[int, int]:
         now += 0.001
         t0 = clock()
         session.answer(seat_index, request.id, action, now)
-        session.outgoing.clear()
-        session.records.clear()
-        session.public.clear()
+        take_output(session)
         spent += clock() - t0
         decisions += 1
     return decisions, spent

@@ -15,7 +15,7 @@ from arena.storage.sqlite import SqliteStore
 from arena.tournament.config import load_config
 from arena.tournament.runner import TournamentRunner, create_or_load
 
-from .helpers import new_server, sample_entrant, write_config
+from .helpers import new_server, play, sample_entrant, write_config
 
 CRASHER = ("import os\n"
            "from protocol.sdk import run_bot\n"
@@ -75,17 +75,10 @@ async def test_a_crashed_bots_log_is_kept(tmp_path, monkeypatch):
 
 
 async def test_a_file_stores_logs_stay_beside_it(tmp_path):
-    store = SqliteStore(tmp_path / "a.db")
     path = write_config(tmp_path, sample_entrant("steady"), extra="duplicate = false")
-    config = load_config(path)
-    record, _ = create_or_load(store, config)
-    server = new_server(store)
-    await server.start()
-    try:
-        assert await TournamentRunner(server, config, record).run()
-    finally:
-        await server.stop()
-        store.close()
+    store, _, complete = await play(path, tmp_path / "a.db")
+    store.close()
+    assert complete
     assert list((tmp_path / "bot-logs" / "steady").glob("*.log"))
 
 
