@@ -126,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="deck seed: the same seed deals the same cards (default: random)")
     match.add_argument("--game", default=None, choices=game_names(),
                        help="the game to play (default: the server's, muushig)")
-    _server_options(match, db_default=":memory:", http_default=None)
+    _server_options(match, db_default=":memory:", http_default=None, port_default=0)
     match.set_defaults(func=_cmd_match)
 
     tour = _add(sub, "tournament", help="run or resume a tournament",
@@ -184,9 +184,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _server_options(p: argparse.ArgumentParser, *, db_default: str = "arena.db",
-                    http_default: int | None = 8080) -> None:
+                    http_default: int | None = 8080, port_default: int = 7000) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    p.add_argument("--port", type=int, default=7000, help="TCP port for bots (0: any free)")
+    p.add_argument("--port", type=int, default=port_default, help="TCP port for bots (0: any free)")
     p.add_argument("--http-port", type=int, default=http_default,
                    help="HTTP port for the web pages and API (0: any free"
                         + ("" if http_default else "; default: no web server") + ")")

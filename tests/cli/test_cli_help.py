@@ -78,3 +78,11 @@ def test_a_bare_group_prints_its_own_usage(capsys):
 def test_each_subcommand_has_help(capsys, command):
     out = help_of(capsys, command)
     assert out.startswith(f"usage: arena {command}")
+
+
+def test_arena_match_listens_on_a_free_port_by_default():
+    # The bots it starts are told the port, so a fixed one would only make
+    # `arena match` fail while `arena serve` (or the demo) holds 7000.
+    args = _parser().parse_args(["match"])
+    assert args.port == 0
+    assert _parser().parse_args(["serve"]).port == 7000
