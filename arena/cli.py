@@ -452,7 +452,7 @@ def _cmd_bots(args: argparse.Namespace) -> int:
     from arena.storage.base import AlreadyExistsError, NotFoundError
     from arena.web.errors import NAME_RE
 
-    name = getattr(args, "name", None)
+    name: str = getattr(args, "name", "")
     if args.bots_command == "add":
         if not NAME_RE.fullmatch(name):
             raise UserError(f"bot name {name!r} must be 1-32 letters, digits, '_', '.' or '-' "

@@ -37,7 +37,7 @@ import collections
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -184,10 +184,11 @@ class LiveHub:
         self.match_events(match_id, [(public_event, None)])
 
     def match_events(self, match_id: str,
-                     events: list[tuple[dict[str, Any], str | None]]) -> None:
+                     events: Sequence[tuple[dict[str, Any] | None, str | None]]) -> None:
         """Record and publish the public events of one step, in order, with
         one timestamp: ``(public form, its JSON text or None)``; a caller
-        that has encoded the event already passes the text along."""
+        that has encoded the event already passes the text along, and may
+        leave the form None when nobody watches the match."""
         live = self._live.get(match_id)
         if live is None:
             # An event before match_started is a server bug; keep going but say so.

@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Callable, Protocol
 
 import structlog
@@ -64,7 +64,7 @@ class BridgedHub(LiveHub):
             self.outbox.append({"t": "start", "m": match_id, "info": dict(info)})
 
     def match_events(self, match_id: str,
-                     events: list[tuple[dict[str, Any], str | None]]) -> None:
+                     events: Sequence[tuple[dict[str, Any] | None, str | None]]) -> None:
         super().match_events(match_id, events)
         if not self.publish_own or not events:
             return
@@ -99,7 +99,7 @@ class BridgedHub(LiveHub):
         """Feed one message of ``node`` into this hub; ``relay`` also sends it
         on as this hub's own (a parent passing its workers' matches to the
         other nodes), else it is not sent on."""
-        kind, match_id = message.get("t"), message.get("m")
+        kind, match_id = message.get("t"), str(message.get("m", ""))
         if kind == "start":
             self.remote_matches[match_id] = node
             LiveHub.match_started(self, match_id, {**message.get("info", {}), "node": node})

@@ -13,7 +13,7 @@ import logging
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Iterator, TextIO
+from typing import Any, Iterator, MutableMapping, TextIO
 
 import structlog
 
@@ -44,10 +44,11 @@ _diversion = _Diversion()
 
 
 def _renderer(console: structlog.types.Processor) -> structlog.types.Processor:
-    def render(logger: Any, method_name: str, event_dict: dict[str, Any]) -> Any:
+    def render(logger: Any, method_name: str, event_dict: MutableMapping[str, Any]) -> Any:
         target = _diversion.file
         if target is not None:
             line = _diversion.json(logger, method_name, dict(event_dict))
+            assert isinstance(line, str)  # JSONRenderer's default serializer writes text
             with _diversion.lock:
                 target.write(f"{line}\n")
                 target.flush()

@@ -266,7 +266,7 @@ class KeyedDeals(random.Random):
     def random(self) -> float:
         return self.getrandbits(53) * 2.0 ** -53
 
-    def shuffle(self, x: Any) -> None:  # type: ignore[override]
+    def shuffle(self, x: Any) -> None:
         label = dict(self.label_of()) if self.label_of is not None else {"deal": self._shuffles}
         self._shuffles += 1
         keyed_shuffle(self._key, self._table, label, x)

@@ -209,9 +209,9 @@ class Session:
             if expired:
                 continue
             wait = min(p.sent_at + p.deadline_ms / 1000 for p in open_) - now
-            message = await link.receive(wait)
-            if message is not None:
-                await self.handle(message)
+            incoming = await link.receive(wait)
+            if incoming is not None:
+                await self.handle(incoming)
 
     async def _settle(self, p: Pending, action: Any, *, timed_out: bool = False) -> None:
         p.settled, p.timed_out, p.applied = True, timed_out, action

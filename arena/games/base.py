@@ -19,17 +19,21 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable, Final
+from typing import Any, Callable, Final, Sequence
 
 # The interface itself lives in arena.games.interface; these names are
 # imported from here throughout.
-from arena.games.interface import (  # noqa: F401
+from arena.games.interface import (
     DealInfo,
     GameAction,
     GameEngine,
     GameEvent,
     Wire,
 )
+
+__all__ = ["DealInfo", "GameAction", "GameEngine", "GameError", "GameEvent", "GameSpec",
+           "HouseBot", "IllegalActionError", "NotYourTurnError", "RuleConfigError",
+           "SequentialGame", "Wire"]
 
 
 class GameError(Exception):
@@ -80,7 +84,7 @@ class SequentialGame:
     def check_action(self, action: GameAction) -> GameAction:
         raise NotImplementedError
 
-    def apply(self, action: GameAction) -> list[GameEvent]:
+    def apply(self, action: GameAction) -> Sequence[GameEvent]:
         raise NotImplementedError
 
     def default_action(self) -> GameAction:
@@ -115,7 +119,7 @@ class SequentialGame:
             raise self._not_to_act(seat)
         return self.check_action(action)
 
-    def apply_for(self, seat: int, action: GameAction) -> list[GameEvent]:
+    def apply_for(self, seat: int, action: GameAction) -> Sequence[GameEvent]:
         if seat != self.current_seat:
             raise self._not_to_act(seat)
         return self.apply(action)
@@ -145,7 +149,8 @@ class GameSpec:
     # supplies explicit deck orders (wire card strings) used before ``rng``;
     # a replay passes the recorded decks and re-applies the recorded actions.
     new_match: Callable[[Wire | None, random.Random | None, list[list[str]] | None], GameEngine]
-    house_bots: dict[str, Callable[[random.Random], HouseBot]]
+    # A factory takes ``(rng)`` or ``(rng, rules)`` (to play by the match's flags).
+    house_bots: dict[str, Callable[..., HouseBot]]
     default_house_bot: str
     description: str = ""
     # Descriptions the game gives of itself, read by game-neutral code:
@@ -158,4 +163,4 @@ class GameSpec:
     # act). Game-neutral code replays a stored match from them through
     # ``new_match(rules, None, decks)`` (arena.live_history); None if the
     # game does not say.
-    replay_inputs: Callable[[Any], tuple[list[list[str]], list[tuple[int | None, Any]]]] | None = None
+    replay_inputs: Callable[[Any], tuple[list[list[str]], Sequence[tuple[int | None, Any]]]] | None = None

@@ -9,7 +9,7 @@ no ``Protocol`` class.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, Sequence, runtime_checkable
 
 GameAction = Any  # wire form: str | list[str] | None | dict
 Wire = dict[str, Any]
@@ -36,7 +36,8 @@ class GameEvent(Protocol):
     ``for_record()``.
     """
 
-    kind: str
+    @property
+    def kind(self) -> str: ...
 
     def for_seat(self, seat: int) -> Wire | None: ...
 
@@ -75,7 +76,7 @@ class GameEngine(Protocol):
     n_seats: int
     rules: Wire  # the effective rule options, as sent in match_start.rules
 
-    def start(self) -> list[GameEvent]:
+    def start(self) -> Sequence[GameEvent]:
         """Run the opening chance steps up to the first real decision."""
         ...
 
@@ -101,7 +102,7 @@ class GameEngine(Protocol):
         :class:`IllegalActionError` with a reason (does not change state)."""
         ...
 
-    def apply(self, action: GameAction) -> list[GameEvent]:
+    def apply(self, action: GameAction) -> Sequence[GameEvent]:
         """Apply a legal action for ``current_seat``; return what happened,
         up to and including everything until the next real decision."""
         ...
@@ -128,7 +129,7 @@ class GameEngine(Protocol):
         """Canonical ``action`` of ``seat``, or IllegalActionError (state unchanged)."""
         ...
 
-    def apply_for(self, seat: int, action: GameAction) -> list[GameEvent]:
+    def apply_for(self, seat: int, action: GameAction) -> Sequence[GameEvent]:
         """Apply ``seat``'s action; may return [] while other seats still owe one.
 
         An engine may skip checking again the canonical action its

@@ -15,6 +15,7 @@ import stat
 import tarfile
 import zipfile
 import zlib
+from typing import IO
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -70,7 +71,7 @@ class _Budget:
                 f"unpacked size over {self.limits.max_total_bytes >> 20} MiB")
 
 
-def _write(dest: Path, rel: PurePosixPath, source: io.BufferedIOBase | io.RawIOBase,
+def _write(dest: Path, rel: PurePosixPath, source: IO[bytes],
            budget: _Budget, mode: int = 0o644) -> None:
     target = dest.joinpath(*rel.parts)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import structlog
 
@@ -90,7 +91,7 @@ async def build(versions: VersionStore, version: BotVersion,
     return version
 
 
-async def _run_step(app: Path, recipe: BotRecipe, step: list[str], log_file,
+async def _run_step(app: Path, recipe: BotRecipe, step: list[str], log_file: BinaryIO,
                     limits: BuildLimits) -> None:
     log_file.write(f"$ {' '.join(step)}\n".encode())
     log_file.flush()

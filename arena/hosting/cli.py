@@ -17,7 +17,7 @@ from arena.hosting.service import hosting_root
 from arena.hosting.versions import VersionStore
 
 
-def add_bot_commands(bots_sub: argparse._SubParsersAction, add: Any) -> None:  # type: ignore[type-arg]
+def add_bot_commands(bots_sub: argparse._SubParsersAction, add: Any) -> None:
     """``add(sub, name, **kwargs)`` is the CLI's subcommand maker (shared options)."""
     p = add(bots_sub, "submit", help="upload a bot's code as a new version and build it",
                             description="Store a source file or an archive (.zip, .tar.gz) as "

@@ -16,6 +16,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import structlog
 
@@ -67,7 +68,7 @@ class HostedBots:
     arena starts itself.
     """
 
-    def __init__(self, versions: VersionStore, socket_path: Path, token_for,
+    def __init__(self, versions: VersionStore, socket_path: Path, token_for: Callable[[str], str],
                  limits: SandboxLimits = SandboxLimits()) -> None:
         self.versions = versions
         self.socket_path = socket_path

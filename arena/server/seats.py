@@ -71,7 +71,7 @@ class Seat:
     illegal: int = 0
     disconnects: int = 0
     # Milliseconds per decision, 8 bytes each (a list of floats takes 32).
-    latencies: array = field(default_factory=lambda: array("d"))
+    latencies: array[float] = field(default_factory=lambda: array("d"))
     issued: IssuedIds = field(default_factory=IssuedIds)  # request ids sent here
 
     @property

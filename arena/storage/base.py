@@ -132,6 +132,9 @@ class ScheduledMatch:
 class Store(abc.ABC):
     """Everything the arena persists."""
 
+    # The arena node using the store (several nodes share one PostgreSQL).
+    node: str | None = None
+
     # -- lifecycle --------------------------------------------------------
     @abc.abstractmethod
     def close(self) -> None: ...

@@ -39,4 +39,4 @@ class SqliteStore(SqlStore):
     @property
     def _write(self) -> sqlite3.Connection:
         """The write connection (for checks such as ``PRAGMA integrity_check``)."""
-        return self.db.write_connection  # type: ignore[attr-defined,no-any-return]
+        return self.db.write_connection  # type: ignore[attr-defined]

@@ -42,7 +42,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from arena.games import game_names, get_game
 from arena.games.base import RuleConfigError
@@ -128,7 +128,7 @@ class TournamentConfig:
 
     def to_wire(self) -> dict[str, Any]:
         """Plain JSON-able dict (stored with the tournament record)."""
-        wire = {
+        wire: dict[str, Any] = {
             "name": self.name, "game": self.game, "seed": self.seed,
             "duplicate": self.duplicate, "parallel": self.parallel,
             "limits": self.limits.to_wire(), "rules": dict(self.rules),
@@ -156,6 +156,12 @@ def _check_keys(table: dict[str, Any], allowed: set[str], where: str) -> None:
                               + ", ".join(sorted(allowed)))
 
 
+@overload
+def _int(table: dict[str, Any], key: str, where: str, default: int, *,
+         minimum: int | None = None, maximum: int | None = None) -> int: ...
+@overload
+def _int(table: dict[str, Any], key: str, where: str, default: None, *,
+         minimum: int | None = None, maximum: int | None = None) -> int | None: ...
 def _int(table: dict[str, Any], key: str, where: str, default: int | None, *,
          minimum: int | None = None, maximum: int | None = None) -> int | None:
     value = table.get(key, default)

@@ -33,9 +33,11 @@ class MatchHost(Protocol):
     store: Store
     writer: StoreWriter
     config: ServerConfig
-    hub: ProgressSink
     stopping: bool
     port: int | None
+
+    @property
+    def hub(self) -> ProgressSink: ...  # read-only here: a host's own hub may be richer
 
     async def play_match(self, players: list[PlayerSpec], *, seed: str | None = None,
                          rules: dict | None = None, tournament_id: str | None = None,

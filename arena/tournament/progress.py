@@ -7,6 +7,7 @@ match and a plain-text table at the end, so output stays greppable.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import sys
 import textwrap
@@ -41,6 +42,10 @@ def _figure(value: float) -> str:
     return str(value) if isinstance(value, int) else f"{value:.2f}"
 
 
+def _figure_of(key: str, row: StandingRow) -> str:
+    return _figure(row.figures.get(key, 0))
+
+
 def columns_for(rows: list[StandingRow]) -> tuple[list[Column], list[str]]:
     """The table's columns for rows of one game (its ranking keys, named by
     the game's descriptor), and the headers left out first when too wide."""
@@ -49,8 +54,7 @@ def columns_for(rows: list[StandingRow]) -> tuple[list[Column], list[str]]:
     name = spec.points_name if spec is not None else "points"
     keys: list[Column] = [(name, lambda r: _figure(r.points), "right")]
     for k in spec.keys[1:] if spec is not None else ():
-        keys.append((k.label.lower(),
-                     lambda r, key=k.key: _figure(r.figures.get(key, 0)), "right"))
+        keys.append((k.label.lower(), functools.partial(_figure_of, k.key), "right"))
     per_match = f"{name}/match (95% CI)"
     columns: list[Column] = [
         ("#", lambda r: str(r.rank), "right"),
@@ -106,7 +110,7 @@ def render_table(rows: list[StandingRow], width: int | None = None) -> str:
 
     out = [line(0), "  ".join("-" * widths[name] for name, _, _ in columns)]
     out += [line(i + 1) for i in range(len(rows))]
-    if hidden:
+    if hidden and width is not None:
         out += textwrap.wrap(f"(hidden to fit {width} columns: {', '.join(hidden)}; "
                              "the web page and --export show them)", width)
     return "\n".join(out) + "\n"

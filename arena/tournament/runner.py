@@ -14,6 +14,7 @@ with their registered token.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import re
@@ -277,7 +278,7 @@ class TournamentRunner:
                 queue.remove(slot)
                 busy |= remote
                 task = asyncio.create_task(self._play_slot(slot))
-                task.add_done_callback(lambda _t, names=remote: busy.difference_update(names))
+                task.add_done_callback(functools.partial(_free, busy, remote))
                 running.add(task)
                 started = True
             if not running:
@@ -376,6 +377,11 @@ class TournamentRunner:
         self.server.hub.tournament_progress(self.record.id, done, total)
         if self.on_progress is not None:
             self.on_progress(done, total)
+
+
+def _free(busy: set[str], names: set[str], _task: asyncio.Task[Any]) -> None:
+    """A slot's task is done: its remote entrants may play another slot."""
+    busy.difference_update(names)
 
 
 def standings_rows(store: Store, tid: str) -> list[Any]:

@@ -268,8 +268,10 @@ def _improve(groups: list[list[int]], n: int, rng: random.Random) -> None:
             n_bad += is_bad(p, q)
         ia, ib = groups[ta].index(x), groups[tb].index(y)
         groups[ta][ia], groups[tb][ib] = y, x
-        tables_of[x].remove(ta), tables_of[x].add(tb)
-        tables_of[y].remove(tb), tables_of[y].add(ta)
+        tables_of[x].remove(ta)
+        tables_of[x].add(tb)
+        tables_of[y].remove(tb)
+        tables_of[y].add(ta)
 
 
 def _spread_one_possible(n: int, seats: int, count: int) -> bool:
@@ -336,22 +338,23 @@ def _flip_path(start: tuple[int, int], a: int, b: int,
     """Swap colours a/b along the alternating path that leaves ``start`` by
     colour a (Kempe chain); afterwards a is free at ``start``."""
     path: list[tuple[int, tuple[int, int], int]] = []  # (table, player-vertex, colour)
-    vertex: tuple[str, object] = ("p", start)
+    # The walk is at a player vertex or at a table vertex, alternately.
+    player: tuple[int, int] | None = start
+    table = -1
     colour = a
     while True:
-        side, v = vertex
-        if side == "p":
-            t = at_player[v].get(colour)  # type: ignore[index]
+        if player is not None:
+            t = at_player[player].get(colour)
             if t is None:
                 break
-            path.append((t, v, colour))  # type: ignore[arg-type]
-            vertex = ("t", t)
+            path.append((t, player, colour))
+            player, table = None, t
         else:
-            pv = at_table[v].get(colour)  # type: ignore[index]
+            pv = at_table[table].get(colour)
             if pv is None:
                 break
-            path.append((v, pv, colour))  # type: ignore[arg-type]
-            vertex = ("p", pv)
+            path.append((table, pv, colour))
+            player = pv
         colour = b if colour == a else a
     for t, v, c in path:
         del at_table[t][c]

@@ -33,7 +33,7 @@ import structlog
 
 from arena.server.table import TimeLimits
 from arena.storage.base import MatchStatus, StorageError, TournamentStatus
-from arena.storage.queue import SlotLease
+from arena.storage.queue import SlotLease, SlotQueue
 from arena.tournament.plan import house_strategy
 from arena.tournament.errors import TournamentError
 from arena.tournament.runner import TournamentRunner
@@ -73,6 +73,12 @@ class SharedTournamentRunner(TournamentRunner):
         self.takeovers: list[int] = []  # slots this node claimed after another node's lease
         self._busy: set[str] = set()  # bots seated at one of this node's tables
         self._freed = asyncio.Condition()
+
+    @property
+    def _slots(self) -> SlotQueue:
+        """The store's shared schedule (every SQL store has one)."""
+        assert isinstance(self.store, SlotQueue), "a shared tournament needs an SQL store"
+        return self.store
 
     # -- the whole tournament ---------------------------------------------------
     async def run(self) -> bool:
@@ -154,7 +160,7 @@ class SharedTournamentRunner(TournamentRunner):
         pause = self.queue.poll_s
         while not self.server.stopping:
             try:
-                lease = await self.server.writer.call(self.store.claim_slot, tid, self.node,
+                lease = await self.server.writer.call(self._slots.claim_slot, tid, self.node,
                                                       self.queue.lease_s)
                 if lease is None and await self.server.writer.read(self._all_done):
                     return
@@ -273,7 +279,7 @@ class SharedTournamentRunner(TournamentRunner):
         while True:
             await asyncio.sleep(every)
             try:
-                held = await self.server.writer.call(self.store.renew_lease, self.record.id,
+                held = await self.server.writer.call(self._slots.renew_lease, self.record.id,
                                                      slot, self.node, self.queue.lease_s)
             except StorageError as exc:
                 # Keep playing: the finish decides. Past the lease another
@@ -288,7 +294,7 @@ class SharedTournamentRunner(TournamentRunner):
 
     async def _release(self, slot: int) -> None:
         try:
-            await self.server.writer.call(self.store.release_slot, self.record.id, slot,
+            await self.server.writer.call(self._slots.release_slot, self.record.id, slot,
                                           self.node)
         except StorageError as exc:  # the lease runs out by itself
             log.warning("release_failed", node=self.node, slot=slot, error=str(exc))

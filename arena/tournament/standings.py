@@ -125,6 +125,7 @@ def _faults(value: SeatFaults | dict[str, Any] | None) -> SeatFaults:
 
 def _rate(model: PlackettLuce, ratings: dict[str, Any], match: MatchRecord) -> None:
     """Update ``ratings`` with one match's places (ties allowed)."""
+    assert match.result is not None, "only finished matches are rated"
     players, ranks = match.players, match.result[ranking_for(match.game).places]
     teams = [[ratings.setdefault(bot, model.rating(name=bot))] for bot in players]
     new = model.rate(teams, ranks=list(ranks))
@@ -154,7 +155,7 @@ def seat_figures(match: MatchRecord, spec: RankingSpec) -> dict[str, list[int | 
     return out
 
 
-def bootstrap_interval(values: list[int] | list[float], *, samples: int, seed: object,
+def bootstrap_interval(values: list[int] | list[float], *, samples: int, seed: int | str,
                        level: float = 0.95) -> tuple[float, float]:
     """Percentile bootstrap interval of the mean of ``values``."""
     if not values:
@@ -204,7 +205,9 @@ def compute_standings(matches: Iterable[MatchRecord], *, include_house: bool = T
         n = len(match.players)
         figures = seat_figures(match, spec)
         ranks = result[spec.places]
-        faults = match.faults or [None] * n
+        faults: list[SeatFaults | dict[str, Any] | None] = [None] * n
+        if match.faults:
+            faults = list(match.faults)
         latency = match.latency_ms or [[] for _ in range(n)]
         for seat, bot in enumerate(match.players):
             t = tallies.setdefault(bot, _Tally(sums={k.key: 0 for k in spec.keys}))

@@ -76,7 +76,7 @@ def check_match(store: Store, match: MatchRecord, key: bytes, table: str,
     for event in store.get_events(match.id):
         data = event.data
         if data.get("kind") == "commit":
-            commits[_label_text(_label(data))] = data.get("commitment")
+            commits[_label_text(_label(data))] = str(data.get("commitment") or "")
         elif data.get("kind") == "deal":
             dealt[_label_text(_label(data))] = list(data.get("deck", []))
     for entry in match.reveal or []:

@@ -69,10 +69,10 @@ class LiveEvents:
             self._histories.move_to_end(record.id)
             while len(self._histories) > CACHED_HISTORIES:
                 self._histories.popitem(last=False)
-            tail = self.hub.public_log(record.id)  # now: it moved on during the reads
-            if tail is None:
+            now_tail = self.hub.public_log(record.id)  # now: it moved on during the reads
+            if now_tail is None:
                 return None
-            joined = join(history, tail)
+            joined = join(history, now_tail)
             if joined is not None:
                 return joined
             if attempt == 0 and self._catch_up is not None:

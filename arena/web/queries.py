@@ -238,6 +238,7 @@ class Queries:
         if record is not None:
             wire = match_wire(record, internal=internal)
         else:  # the store has not caught up with the hub yet
+            assert info is not None
             wire = {"id": match_id, "game": info.get("game"), "players": info.get("players", []),
                     "status": MatchStatus.RUNNING.value,
                     "tournament_id": info.get("tournament_id"),
@@ -347,9 +348,10 @@ class Queries:
         latencies: list[float] = []
         for m in own[-MAX_LATENCY_MATCHES:]:
             full = self.get_match(m.id)  # scope records may omit latency
-            for seat, who in enumerate(full.players if full else ()):
-                if entrants.entrant_of(who) == name and full.latency_ms \
-                        and seat < len(full.latency_ms):
+            if full is None or not full.latency_ms:
+                continue
+            for seat, who in enumerate(full.players):
+                if entrants.entrant_of(who) == name and seat < len(full.latency_ms):
                     latencies.extend(full.latency_ms[seat])
         stats = {
             "bot": bot_wire(bot), "scope": scope_table.scope, "game": game,
@@ -432,7 +434,7 @@ class Queries:
         return list(bots.values())
 
     def _first_seen(self) -> dict[str, float]:
-        live = [(entrants.entrant_of(p), m.get("started_at") or 0.0)
+        live = [(entrants.entrant_of(p), float(m.get("started_at") or 0.0))
                 for m in self.live_matches() for p in m.get("players") or []]
         matches = self.scope_matches(ALL)
         cached = self._series.get(FIRST_SEEN)

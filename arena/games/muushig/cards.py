@@ -9,7 +9,7 @@ Wire strings (``"AS"``) exist only at the boundary.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Iterable
 
 from arena.games.base import IllegalActionError
 
@@ -62,13 +62,6 @@ def mask_cards(mask: int) -> tuple[int, ...]:
     return _B0[mask & 255] + _B1[(mask >> 8) & 255] + _B2[(mask >> 16) & 255] + _B3[mask >> 24]
 
 
-def mask_of(cards) -> int:
-    m = 0
-    for c in cards:
-        m |= BIT[c]
-    return m
-
-
 # The same tables in wire strings: a hand's strings without a loop per card.
 BYTE_STRS: Final[tuple[tuple[tuple[str, ...], ...], ...]] = tuple(
     tuple(tuple(CARD_STR[c] for c in cards) for cards in table) for table in _BYTE_CARDS
@@ -103,5 +96,5 @@ def parse_card(value: object) -> int:
     )
 
 
-def join_cards(cards) -> str:
+def join_cards(cards: Iterable[int]) -> str:
     return ", ".join(CARD_STR[c] for c in cards)

@@ -44,7 +44,7 @@ class DeckSource:
             return deck
         if self.rng is None:
             raise GameError(f"no deck left: the match needs deal number {self.used + 1}")
-        deck = list(self.template)
-        self.rng.shuffle(deck)  # exactly one shuffle per deal
+        shuffled = list(self.template)
+        self.rng.shuffle(shuffled)  # exactly one shuffle per deal
         self.used += 1
-        return tuple(deck)
+        return tuple(shuffled)

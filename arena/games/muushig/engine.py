@@ -14,9 +14,9 @@ a card index. Rules sections (§) refer to the arena's rules page.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
-from arena.games.base import GameError, IllegalActionError, NotYourTurnError, SequentialGame
+from arena.games.base import DealInfo, GameError, IllegalActionError, NotYourTurnError, SequentialGame
 from arena.games.muushig.cards import BIT, mask_cards
 from arena.games.muushig.decks import DeckSource
 from arena.games.muushig.events import (AllFolded, Deal, Decision, Exchange, HandEnd, HandStart,
@@ -41,7 +41,7 @@ class MuushigEngine(SequentialGame):
     ``default_action``) is a :class:`WireFace` over the read-only accessors.
     """
 
-    game = "muushig"
+    game: ClassVar[str] = "muushig"
 
     def __init__(
         self,
@@ -127,7 +127,7 @@ class MuushigEngine(SequentialGame):
         check_transition(self.stage, stage)
         self.stage = stage
 
-    def _begin_round(self, events: list) -> None:
+    def _begin_round(self, events: list[MuushigEvent]) -> None:
         n = self.n_seats
         self._hand_number = 0
         self._dealer = self._round_number % n  # §2: round r is first dealt by seat r
@@ -136,7 +136,7 @@ class MuushigEngine(SequentialGame):
         events.append(RoundStart(self._round_number, self._dealer, tuple(self._scores)))
         self._deal(events)
 
-    def _deal(self, events: list) -> None:
+    def _deal(self, events: list[MuushigEvent]) -> None:
         """§3: card i to seat (dealer+1+i) mod n, then face-up, then stock."""
         deck = self._decks.next()
         n, dealer = self.n_seats, self._dealer
@@ -161,7 +161,7 @@ class MuushigEngine(SequentialGame):
         events.append(HandStart(self._round_number, self._hand_number, dealer, hand.face_up,
                                 tuple(masks)))
 
-    def _advance(self, events: list) -> None:
+    def _advance(self, events: list[MuushigEvent]) -> None:
         """Run every automatic step until a seat must choose or the match ends."""
         while True:
             stage = self.stage
@@ -199,7 +199,7 @@ class MuushigEngine(SequentialGame):
             return all(status[order[i]] == FOLDED for i in range(n - 2))
         return False
 
-    def _step_decide(self, events: list) -> bool:
+    def _step_decide(self, events: list[MuushigEvent]) -> bool:
         hand = self.hand
         n, order, status = self.n_seats, hand.speaking_order, hand.status
         while hand.decide_position < n:
@@ -224,12 +224,12 @@ class MuushigEngine(SequentialGame):
         self._setup_exchange()
         return False
 
-    def _enter(self, seat: int, forced: bool, events: list) -> None:
+    def _enter(self, seat: int, forced: bool, events: list[MuushigEvent]) -> None:
         self.hand.status[seat] = ENTERED
         self._fold_streaks[seat] = 0
         events.append(Decision(seat, "enter", forced))
 
-    def _all_folded(self, events: list) -> None:
+    def _all_folded(self, events: list[MuushigEvent]) -> None:
         """§4.3: the unasked dealer takes all five tricks at once."""
         dealer, hand = self._dealer, self.hand
         hand.status[dealer] = ENTERED
@@ -321,7 +321,7 @@ class MuushigEngine(SequentialGame):
         self._advance(events)
         return events
 
-    def _exchange(self, seat: int, code: int, events: list) -> None:
+    def _exchange(self, seat: int, code: int, events: list[MuushigEvent]) -> None:
         hand = self.hand
         cards = mask_cards(hand.hands[seat])
         if code not in POS_SETS[(len(cards), hand.exchange_limit)]:
@@ -343,7 +343,7 @@ class MuushigEngine(SequentialGame):
         hand.exchange_position += 1
         events.append(Exchange(seat, discard, drawn))
 
-    def _take(self, seat: int, code: int, events: list) -> None:
+    def _take(self, seat: int, code: int, events: list[MuushigEvent]) -> None:
         hand = self.hand
         if code != DECLINE:
             if not 0 <= code < 32 or not hand.hands[seat] & BIT[code]:
@@ -391,7 +391,7 @@ class MuushigEngine(SequentialGame):
         self._finish_trick(events)
         return events
 
-    def _finish_trick(self, events: list) -> None:
+    def _finish_trick(self, events: list[MuushigEvent]) -> None:
         """§7.4 winner, §8.1 −1 at once, §8.3 the round may end right here."""
         hand = self.hand
         winner = hand.winning_seat
@@ -419,7 +419,7 @@ class MuushigEngine(SequentialGame):
             return
         self._advance(events)
 
-    def _end_hand(self, events: list, muushig: tuple[int, ...], winner: int | None) -> None:
+    def _end_hand(self, events: list[MuushigEvent], muushig: tuple[int, ...], winner: int | None) -> None:
         events.append(HandEnd(tuple(self.hand.tricks), muushig, tuple(self._scores)))
         if winner is None and self._hand_number + 1 >= self._max_hands:
             # §8.5 safety bound: lowest score wins, ties to the lower seat.
@@ -432,7 +432,7 @@ class MuushigEngine(SequentialGame):
             self._dealer = (self._dealer + 1) % self.n_seats
             self._deal(events)
 
-    def _end_round(self, events: list, winner: int) -> None:
+    def _end_round(self, events: list[MuushigEvent], winner: int) -> None:
         self._stars[winner] += 1
         self._final_scores.append(tuple(self._scores))
         events.append(RoundEnd(self._round_number, winner, tuple(self._scores)))
@@ -451,7 +451,7 @@ class MuushigEngine(SequentialGame):
     def check_action(self, action: Any) -> Any:
         return self._wire.check_action(action)
 
-    def apply(self, action: Any) -> list[MuushigEvent]:  # type: ignore[override]
+    def apply(self, action: Any) -> list[MuushigEvent]:
         # What ``check_action`` just returned is not checked again
         # (WireFace.code_of), so SequentialGame's ``check_for`` then
         # ``apply_for`` check a bot's answer once.
@@ -467,7 +467,7 @@ class MuushigEngine(SequentialGame):
         duplicate rotations the same deck for the same (round, hand)."""
         return {"round": self._round_number, "hand": self._hand_number}
 
-    def deals(self) -> list:
+    def deals(self) -> list[DealInfo]:
         return [d.deal for d in self._deal_events]
 
     def result(self) -> dict[str, Any]:

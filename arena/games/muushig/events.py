@@ -88,7 +88,7 @@ class MuushigEvent:
         return tuple(getattr(self, f) for f in self._fields)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other._key() == self._key()  # type: ignore[attr-defined]
+        return type(other) is type(self) and other._key() == self._key()
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -16,9 +16,9 @@ that steps one seat at a time still plays a whole match.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
-from arena.games.base import GameError, NotYourTurnError, RuleConfigError
+from arena.games.base import DealInfo, GameError, GameEvent, NotYourTurnError, RuleConfigError
 from arena.games.thirteen.arranger import Split, best_arrangement
 from arena.games.thirteen.cards import CARD_INDEX, DECK, card_strs, deal_hands
 from arena.games.thirteen.events import Arranged, Deal, DealStart, Showdown
@@ -33,7 +33,7 @@ class ThirteenEngine:
     """One match. Create, ``start()``, then ``apply_for`` each seat in
     ``to_act`` until ``finished``."""
 
-    game = "thirteen"
+    game: ClassVar[str] = "thirteen"
 
     def __init__(
         self,
@@ -83,15 +83,15 @@ class ThirteenEngine:
         return deck
 
     # ------------------------------------------------------------ flow
-    def start(self) -> list:
+    def start(self) -> list[GameEvent]:
         if self._started:
             raise GameError("the match has already started")
         self._started = True
-        ev: list = []
+        ev: list[GameEvent] = []
         self._begin_deal(ev)
         return ev
 
-    def _begin_deal(self, ev: list) -> None:
+    def _begin_deal(self, ev: list[GameEvent]) -> None:
         deck = self._next_deck()
         # Always four hands; seats beyond the match's count leave theirs unused.
         self._hands = deal_hands(deck)[: self.n_seats]
@@ -141,10 +141,10 @@ class ThirteenEngine:
         split = self._checked(seat, action)
         return {"front": card_strs(split.front), "middle": card_strs(split.middle), "back": card_strs(split.back)}
 
-    def apply_for(self, seat: int, action: Any) -> list:
+    def apply_for(self, seat: int, action: Any) -> list[GameEvent]:
         split = self._checked(seat, action)
         self._splits[seat] = split
-        ev: list = [Arranged(self._deal, seat, split)]
+        ev: list[GameEvent] = [Arranged(self._deal, seat, split)]
         if all(s is not None for s in self._splits):
             self._showdown(ev)
         return ev
@@ -158,7 +158,7 @@ class ThirteenEngine:
             split = self._defaults[seat] = best_arrangement(self._hands[seat], o.wheel, o.mid_full_house_bonus)
         return {"front": card_strs(split.front), "middle": card_strs(split.middle), "back": card_strs(split.back)}
 
-    def _showdown(self, ev: list) -> None:
+    def _showdown(self, ev: list[GameEvent]) -> None:
         o = self.options
         splits: tuple[Split, ...] = tuple(s for s in self._splits if s is not None)
         hands: list[SeatHands] = [seat_hands(s, o.wheel) for s in splits]
@@ -196,7 +196,7 @@ class ThirteenEngine:
     def check_action(self, action: Any) -> Any:
         return self.check_for(self._current(), action)
 
-    def apply(self, action: Any) -> list:
+    def apply(self, action: Any) -> list[GameEvent]:
         return self.apply_for(self._current(), action)
 
     def default_action(self) -> Any:
@@ -209,7 +209,7 @@ class ThirteenEngine:
         every duplicate rotation of a table the same deck for the same deal."""
         return {"deal": self._deal}
 
-    def deals(self) -> list:
+    def deals(self) -> list[DealInfo]:
         return [d.deal for d in self._deal_events]
 
     def observation(self, seat: int) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import Counter
 from enum import IntEnum
 from itertools import combinations, combinations_with_replacement
-from typing import Literal
+from typing import Callable, Literal
 
 from arena.games.thirteen.cards import N_CARDS, RANK_OF, RANKS, SUIT_OF
 
@@ -138,7 +138,7 @@ FIVE_TABLES: dict[Wheel, dict[int, int]] = {w: _five_table(w) for w in WHEELS}
 THREE_TABLE: dict[int, int] = _three_table()
 
 
-def five_card_evaluator(wheel: Wheel = "lowest"):
+def five_card_evaluator(wheel: Wheel = "lowest") -> Callable[[tuple[int, ...]], int]:
     """``eval5(keys) -> strength`` for a sequence of five ``CARD_KEY`` values.
 
     One sequence argument, indexed, is the quickest call shape measured from

@@ -42,6 +42,7 @@ class _Public:
     """A public event: every seat and spectators see the same dict."""
 
     kind: str
+    _cache: dict[str, Any]
 
     def _build(self) -> Wire:  # pragma: no cover - every subclass overrides
         raise NotImplementedError

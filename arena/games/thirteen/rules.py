@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from arena.games.rule_options import check_choice, check_int, merged_options
+from arena.games.thirteen.evaluator import Wheel
 
 MAX_DEALS = 1000
 
@@ -28,7 +29,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
 class ThirteenRules:
     deals: int = 10
     players: int = 4
-    wheel: str = "lowest"
+    wheel: Wheel = "lowest"
     foul_policy: str = "penalize"
     shoot: str = "plus3"
     mid_full_house_bonus: int = 2

@@ -13,6 +13,7 @@ finished, so none is lost.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import socket
 import subprocess
@@ -131,7 +132,7 @@ class WorkerPool:
         state.ready_event = asyncio.Event()
         state.started_at = time.monotonic()
         state.handed = 0
-        state.channel = Channel(parent_end, lambda m, fds, s=state: self._message(s, m, fds))
+        state.channel = Channel(parent_end, functools.partial(self._message, state))
         state.channel.send({**self.init_extra, "t": "init", "index": state.index,
                             "node": state.node, "log_level": self.log_level,
                             "config": config_to_wire(self.config)})
