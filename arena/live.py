@@ -179,10 +179,6 @@ class LiveHub:
         self._publish(MATCHES_CHANNEL, {"type": "match_started", "match": match_id,
                                         "info": dict(info)})
 
-    def match_event(self, match_id: str, public_event: dict[str, Any]) -> None:
-        """Record and publish one event in its PUBLIC form (no hidden cards)."""
-        self.match_events(match_id, [(public_event, None)])
-
     def match_events(self, match_id: str,
                      events: Sequence[tuple[dict[str, Any] | None, str | None]]) -> None:
         """Record and publish the public events of one step, in order, with

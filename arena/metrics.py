@@ -70,12 +70,6 @@ class Metrics:
         self.errors_total: dict[str, int] = {}
 
     # -- updates (hot path) -------------------------------------------------
-    def decision(self) -> None:
-        """Count one settled decision (answered, defaulted or autopiloted).
-        The match session adds to ``decisions_total`` itself instead."""
-        self.decisions_total += 1
-        self.sample()
-
     def sample(self) -> None:
         """Put the decisions counted since the last sample in this second's bucket."""
         new = self.decisions_total - self._bucketed

@@ -4,7 +4,7 @@ Sans-IO: nothing here opens a socket except the bot SDK in
 :mod:`protocol.sdk`. See ``protocol/README.md`` for the protocol in prose.
 """
 
-from protocol.codec import Decoder, Encoded, Encoding, decode_one, encode, encode_many
+from protocol.codec import Decoder, Encoding, decode_one, encode
 from protocol.deals import commitment, new_salt, verify_reveal
 from protocol.errors import (
     ERROR_EXPLANATIONS,
@@ -48,7 +48,6 @@ __all__ = [
     "BotMessage",
     "Bye",
     "Decoder",
-    "Encoded",
     "Encoding",
     "Error",
     "ErrorCode",
@@ -70,7 +69,6 @@ __all__ = [
     "commitment",
     "decode_one",
     "encode",
-    "encode_many",
     "new_salt",
     "parse_bot_message",
     "parse_server_message",

@@ -123,35 +123,6 @@ def encode(message: Message, encoding: Encoding | str, limit: int | None = None)
     raise ValueError(f"unknown encoding {encoding!r}; expected 'msgpack' or 'jsonl'")
 
 
-class Encoded:
-    """A message encoded at most once per encoding.
-
-    The server sends each public event to every seat; seats may use different
-    encodings, so the bytes are made lazily and cached here.
-    """
-
-    __slots__ = ("message", "_msgpack", "_jsonl")
-
-    def __init__(self, message: Message) -> None:
-        self.message = message
-        self._msgpack: bytes | None = None
-        self._jsonl: bytes | None = None
-
-    def get(self, encoding: Encoding | str) -> bytes:
-        if encoding == Encoding.MSGPACK:
-            if self._msgpack is None:
-                self._msgpack = encode(self.message, Encoding.MSGPACK)
-            return self._msgpack
-        if self._jsonl is None:
-            self._jsonl = encode(self.message, Encoding.JSONL)
-        return self._jsonl
-
-
-def encode_many(message: Message, encodings: Iterator[Encoding] | list[Encoding] | set[Encoding]) -> dict[Encoding, bytes]:
-    """The message in each of ``encodings`` (each encoded once)."""
-    return {Encoding(e): encode(message, e) for e in set(encodings)}
-
-
 # --- decoding ---------------------------------------------------------------
 
 
@@ -452,12 +423,10 @@ __all__ = [
     "MAX_BOT_FRAME",
     "MAX_SERVER_FRAME",
     "Decoder",
-    "Encoded",
     "Encoding",
     "FrameError",
     "Message",
     "decode_one",
     "encode",
-    "encode_many",
     "pack_msgpack",
 ]

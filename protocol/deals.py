@@ -88,7 +88,7 @@ def verify_reveal(
 # (and different dealers). Keying by (round, hand) gives every rotation the
 # same deck for the same hand with the same dealer seat.
 
-import functools
+import hmac
 import json
 import random
 
@@ -167,66 +167,17 @@ class _ByteStream:
 def _seed(key: bytes, table: str, label: Mapping[str, Any]) -> bytes:
     """What seeds the SHAKE-256 stream of one labelled draw: the HMAC-SHA256
     of the label under the key."""
-    inner, outer = _hmac_pads(key)
-    digest = inner.copy()
-    digest.update(deal_label_bytes(table, label))
-    result = outer.copy()
-    result.update(digest.digest())
-    return result.digest()
-
-
-@functools.lru_cache(maxsize=64)
-def _hmac_pads(key: bytes) -> tuple[Any, Any]:
-    """HMAC-SHA256 (RFC 2104) with the key's padded hashes made once: a
-    deal copies them instead of setting up a keyed hash, which cost twice
-    the whole HMAC (``tests/tournament/test_keyed_deals.py`` holds it to
-    ``hmac.digest``)."""
-    block = hashlib.sha256().block_size
-    if len(key) > block:
-        key = hashlib.sha256(key).digest()
-    key = key.ljust(block, b"\0")
-    return (hashlib.sha256(bytes(b ^ 0x36 for b in key)),
-            hashlib.sha256(bytes(b ^ 0x5C for b in key)))
+    return hmac.digest(key, deal_label_bytes(table, label), "sha256")
 
 
 def keyed_shuffle(key: bytes, table: str, label: Mapping[str, Any], items: list[Any]) -> None:
-    """Shuffle ``items`` in place, determined by (key, table, label) alone."""
-    seed = _seed(key, table, label)
-    if len(items) <= 256:
-        _shuffle_small(seed, items)
-        return
-    stream = _ByteStream(seed)
+    """Shuffle ``items`` in place, determined by (key, table, label) alone:
+    Fisher-Yates from the last position down, each swap partner drawn
+    uniformly from the stream (``_ByteStream.below``)."""
+    stream = _ByteStream(_seed(key, table, label))
     for i in range(len(items) - 1, 0, -1):
         j = stream.below(i + 1)
         items[i], items[j] = items[j], items[i]
-
-
-def _shuffle_small(seed: bytes, items: list[Any]) -> None:
-    """The same shuffle as ``_ByteStream.below`` drives, for decks of at most
-    256 cards, where every draw is one byte: the server deals once per hand,
-    and the method calls per draw were most of a deal's cost."""
-    stream = hashlib.shake_256(seed)
-    # One squeeze holds the draws of a whole deck but by a rare run of
-    # rejections (a 32-card deck takes about 42 bytes); the stream is the
-    # same however much of it is asked for at once.
-    buf = stream.digest(_FIRST_BYTES)
-    pos = 0
-    for i in range(len(items) - 1, 0, -1):
-        # below(i + 1): the top (i).bit_length() bits of one byte, rejected
-        # until they fall in [0, i].
-        shift = _SHIFT[i]
-        while True:
-            if pos == len(buf):
-                buf = stream.digest(2 * len(buf))
-            j = buf[pos] >> shift
-            pos += 1
-            if j <= i:
-                break
-        items[i], items[j] = items[j], items[i]
-
-
-_FIRST_BYTES = 128
-_SHIFT = tuple(8 - i.bit_length() for i in range(256))  # keeps the top bits of i's width
 
 
 class KeyedDeals(random.Random):

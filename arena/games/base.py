@@ -56,7 +56,6 @@ class RuleConfigError(GameError):
     """A rules dictionary names an unknown option or an invalid value."""
 
 
-_ONE_SEAT: Final = tuple((seat,) for seat in range(16))
 
 
 class SequentialGame:
@@ -93,11 +92,7 @@ class SequentialGame:
     @property
     def to_act(self) -> tuple[int, ...]:
         seat = self.current_seat
-        if seat is None:
-            return ()
-        # Shared tuples: asked once per decision, a new one each time would
-        # be one more object for the garbage collector.
-        return _ONE_SEAT[seat] if seat < len(_ONE_SEAT) else (seat,)
+        return () if seat is None else (seat,)
 
     def _not_to_act(self, seat: int) -> NotYourTurnError:
         return NotYourTurnError(f"seat {seat} owes no decision now "

@@ -189,9 +189,6 @@ class Table:
                 return True
         return False
 
-    def holds(self, conn: "BotConnection") -> bool:
-        return self._seat_of(conn) is not None
-
     # -- driving the session ---------------------------------------------------
     def _now(self) -> float:
         loop = self._loop

@@ -10,20 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import msgspec
-
 from arena.storage.base import StorageError
 
 # One encoder for every value: json.dumps with options builds a new one per call.
 dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
-
-# A step's time as text, once per step: ``repr`` of a timestamp (what dumps
-# writes) cost about 7,000 instructions. msgspec writes the same digits for
-# every float from 1e-4 up to 1e16, where neither uses an exponent
-# (``tests/storage/test_time_text.py``); outside it the two spell exponents
-# differently, so those go through dumps.
-_float_json = msgspec.json.Encoder().encode
-_PLAIN_MIN, _PLAIN_MAX = 1e-4, 1e16
 
 Row = tuple[int, float, str]  # (seq, at, the event as JSON text)
 
@@ -31,11 +21,6 @@ Row = tuple[int, float, str]  # (seq, at, the event as JSON text)
 def time_text(match_id: str, seq: int, at: Any) -> str:
     """``at`` as JSON, as :data:`dumps` writes it; StorageError if it is not
     a finite number."""
-    if type(at) is float:
-        if _PLAIN_MIN <= at < _PLAIN_MAX:  # finite, no exponent (NaN compares false)
-            return _float_json(at).decode("ascii")
-        if at - at == 0.0:  # finite (inf - inf and nan - nan are nan)
-            return float.__repr__(at)
     try:
         if type(at) is bool or not isinstance(at, (int, float)):
             raise TypeError(f"{at!r} is not a number")
@@ -43,17 +28,6 @@ def time_text(match_id: str, seq: int, at: Any) -> str:
     except (TypeError, ValueError) as exc:
         raise StorageError(f"match {match_id!r}: event seq {seq} has no valid time "
                            f"({exc})") from None
-
-
-def float_lists_text(lists: list[list[float]]) -> str:
-    """``dumps(lists)`` for lists of floats (the seats' latencies of a
-    match, one per decision): written by msgspec when every number is one
-    both spell alike, as :func:`time_text` writes a time."""
-    for values in lists:
-        for v in values:
-            if type(v) is not float or not (_PLAIN_MIN <= abs(v) < _PLAIN_MAX or v == 0.0):
-                return dumps(lists)
-    return _float_json(lists).decode("ascii")
 
 
 class PendingBlock:

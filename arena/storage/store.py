@@ -33,7 +33,6 @@ from arena.storage.base import (
     TournamentStatus,
     Wire,
 )
-from arena.storage.blocks import float_lists_text
 from arena.storage.connections import Database
 from arena.storage.events import EventLog, dumps, status_of
 from arena.storage.queue import SlotQueue, scheduled
@@ -191,7 +190,7 @@ class SqlStore(EventLog, SlotQueue, Store):
                 "UPDATE matches SET status = ?, finished_at = ?, result = ?, reveal = ?,"
                 " faults = ?, latency_ms = ? WHERE id = ?",
                 (MatchStatus.FINISHED.value, finished_at, dumps(result), dumps(reveal),
-                 dumps([asdict(f) for f in faults]), float_lists_text(latency_ms), match_id))
+                 dumps([asdict(f) for f in faults]), dumps(latency_ms), match_id))
             if slot is not None:
                 db.execute("UPDATE schedule SET match_id = ?, lease_node = NULL,"
                            " lease_until = NULL WHERE tournament_id = ? AND slot = ?",

@@ -12,14 +12,12 @@ from protocol import (
     MAX_BOT_FRAME,
     MAX_SERVER_FRAME,
     Decoder,
-    Encoded,
     Encoding,
     ErrorCode,
     FrameTooLargeError,
     MalformedFrameError,
     decode_one,
     encode,
-    encode_many,
 )
 
 HELLO = {"type": "hello", "protocol": 1, "token": "t", "name": "Болд"}
@@ -206,19 +204,6 @@ def test_encode_with_a_limit_refuses_what_the_peer_would_refuse():
 def test_encode_rejects_an_unknown_encoding():
     with pytest.raises(ValueError, match="unknown encoding"):
         encode({"type": "bye"}, "xml")
-
-
-def test_encoded_is_made_once_per_encoding():
-    event = {"type": "event", "match": "m", "event": {"kind": "play", "seat": 1, "card": "AS"}}
-    cached = Encoded(event)
-    first = cached.get(Encoding.MSGPACK)
-    assert cached.get(Encoding.MSGPACK) is first
-    assert cached.get(Encoding.JSONL) is cached.get(Encoding.JSONL)
-    assert json.loads(cached.get(Encoding.JSONL)) == event
-    assert encode_many(event, [Encoding.MSGPACK, Encoding.JSONL]) == {
-        Encoding.MSGPACK: first,
-        Encoding.JSONL: cached.get(Encoding.JSONL),
-    }
 
 
 def test_decode_one_rejects_trailing_bytes():

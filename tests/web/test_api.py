@@ -181,7 +181,7 @@ async def test_running_match_shows_only_the_public_log(client: TestClient, store
                                "tournament_id": None, "started_at": time.time()})
     public = m.public_log[:len(m.public_log) - 6]
     for event in public:
-        hub.match_event("run1", event)
+        hub.match_events("run1", [(event, None)])
     played = {e["card"] for e in public if e["kind"] == "play"}
     assert m.hidden_cards() - played  # there is something to leak
 
@@ -206,8 +206,8 @@ async def test_running_match_unknown_to_the_store_is_served_from_the_hub(
         client: TestClient, hub: LiveHub) -> None:
     hub.match_started("fresh", {"game": "muushig", "players": PLAYERS,
                                 "tournament_id": None, "started_at": 5.0})
-    hub.match_event("fresh", {"kind": "round_start", "round": 0, "dealer": 0,
-                              "scores": [15] * 5})
+    hub.match_events("fresh", [({"kind": "round_start", "round": 0, "dealer": 0,
+                              "scores": [15] * 5}, None)])
     body = await (await client.get("/api/matches/fresh")).json()
     assert body["live"] is True
     assert body["match"]["players"] == PLAYERS
@@ -267,7 +267,7 @@ async def test_bot_page_statistics(client: TestClient, store: SqliteStore) -> No
 
 # -- health, metrics --------------------------------------------------------------------------
 async def test_health(client: TestClient, metrics) -> None:
-    metrics.decision()
+    metrics.decisions_total += 1
     body = await (await client.get("/api/health")).json()
     assert body["status"] == "ok"
     assert body["server"] == {"software": "muushig-arena/test"}
@@ -280,7 +280,7 @@ async def test_health(client: TestClient, metrics) -> None:
 
 
 async def test_metrics_in_prometheus_text_format(client: TestClient, metrics) -> None:
-    metrics.decision()
+    metrics.decisions_total += 1
     metrics.error("late")
     metrics.tables_running = 2
     response = await client.get("/metrics")

@@ -122,7 +122,7 @@ async def test_live_match_page_never_shows_a_hidden_card(page, base_url: str,
     public = m.public_log
     half = next(i for i, e in enumerate(public) if e["kind"] == "trick") + 1
     for event in public[:half]:
-        hub.match_event("run1", event)
+        hub.match_events("run1", [(event, None)])
 
     await page.goto(base_url + "/matches/run1")
     await page.wait_for_selector("#replay[data-ready=true][data-live=true]")
@@ -131,7 +131,7 @@ async def test_live_match_page_never_shows_a_hidden_card(page, base_url: str,
     assert await page.locator(".card.back").count() == 20  # 4 cards left in 5 hands
 
     for event in public[half:-3]:  # more public events arrive while watching
-        hub.match_event("run1", event)
+        hub.match_events("run1", [(event, None)])
         if event["kind"] == "play":
             played.add(event["card"])
             await page.wait_for_selector(f"ol.trick [data-card='{event['card']}']")
@@ -145,7 +145,7 @@ async def test_live_match_page_never_shows_a_hidden_card(page, base_url: str,
                        faults=[SeatFaults()] * 5, latency_ms=[[]] * 5,
                        finished_at=time.time())
     for event in public[-3:]:
-        hub.match_event("run1", event)
+        hub.match_events("run1", [(event, None)])
     hub.match_ended("run1", {"result": m.result})
     await page.wait_for_selector("#replay[data-live=false][data-verified='1/1']")
     await page.select_option("#replay-jump", label="Round 1, hand 1")

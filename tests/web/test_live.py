@@ -48,8 +48,8 @@ async def test_tournament_channel_carries_progress_and_its_standings() -> None:
 async def test_public_log_of_a_live_match_and_shortly_after() -> None:
     hub = LiveHub(clock=lambda: 42.0)
     hub.match_started("m", {"players": ["a"]})
-    hub.match_event("m", {"kind": "play", "seat": 0, "card": "AS"})
-    hub.match_event("m", {"kind": "trick", "winner": 0})
+    hub.match_events("m", [({"kind": "play", "seat": 0, "card": "AS"}, None)])
+    hub.match_events("m", [({"kind": "trick", "winner": 0}, None)])
     assert hub.public_log("m") == [
         {"seq": 0, "at": 42.0, "data": {"kind": "play", "seat": 0, "card": "AS"}},
         {"seq": 1, "at": 42.0, "data": {"kind": "trick", "winner": 0}}]
@@ -64,7 +64,7 @@ async def test_logs_and_ended_matches_are_bounded() -> None:
     hub = LiveHub(max_log_events=3, keep_ended=2)
     hub.match_started("m", {})
     for i in range(5):
-        hub.match_event("m", {"kind": "play", "i": i})
+        hub.match_events("m", [({"kind": "play", "i": i}, None)])
     assert [e["seq"] for e in hub.public_log("m")] == [2, 3, 4]
     assert hub.live_info("m")["truncated"] is True
     for name in ("a", "b", "c"):
@@ -89,7 +89,7 @@ async def test_publishing_never_waits_for_subscribers() -> None:
     async with hub.subscribe("match:m") as sub:
         hub.match_started("m", {})
         for i in range(10_000):  # nobody reads: must not block or grow
-            hub.match_event("m", {"kind": "play", "i": i})
+            hub.match_events("m", [({"kind": "play", "i": i}, None)])
         assert len(sub._queue) == 2
 
 
@@ -137,7 +137,7 @@ def test_decisions_per_second_over_a_sliding_window() -> None:
     m = Metrics(window_s=10, clock=clock)
     for _ in range(10):
         for _ in range(20):
-            m.decision()
+            m.decisions_total += 1
         clock.now += 1
     assert m.decisions_total == 200
     assert m.decisions_per_second() == pytest.approx(18.0, abs=2.0)
@@ -173,7 +173,7 @@ def test_error_codes_are_bounded() -> None:
 
 def test_snapshot_and_exposition_agree() -> None:
     m = Metrics()
-    m.decision()
+    m.decisions_total += 1
     m.timeout()
     m.illegal()
     m.match_finished()
@@ -227,10 +227,10 @@ async def test_sse_replays_a_match_after_a_seq_without_duplicates(client: TestCl
                                                                   hub: LiveHub) -> None:
     hub.match_started("m", {})
     for i in range(4):
-        hub.match_event("m", {"kind": "play", "i": i})
+        hub.match_events("m", [({"kind": "play", "i": i}, None)])
     response = await client.get("/api/live?channel=match:m&after=1")
     await wait_for_subscribers(hub, 1)
-    hub.match_event("m", {"kind": "play", "i": 4})
+    hub.match_events("m", [({"kind": "play", "i": 4}, None)])
     hub.match_ended("m", {"result": None})
     got = await read_messages(response, 4)
     assert [m.get("seq") for m in got] == [2, 3, 4, None]

@@ -31,7 +31,7 @@ def kept_bytes(events: int) -> int:
         hub.match_started("m", {"game": "muushig", "players": ["a"] * 5})
         before = tracemalloc.get_traced_memory()[0]
         for i in range(events):
-            hub.match_event("m", {"kind": "play", "seat": i % 5, "card": "QH", "n": i})
+            hub.match_events("m", [({"kind": "play", "seat": i % 5, "card": "QH", "n": i}, None)])
         return tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
@@ -73,7 +73,7 @@ def start(store: SqliteStore, hub: LiveHub, rules: dict[str, Any], stored: list,
     hub.match_started("m", {"game": "muushig", "players": players, "tournament_id": None,
                             "started_at": time.time()})
     for public in shown:
-        hub.match_event("m", public)
+        hub.match_events("m", [(public, None)])
 
 
 async def test_a_viewer_who_opens_a_long_match_late_gets_every_event_once_in_order(
@@ -100,7 +100,7 @@ async def test_a_stream_resumed_before_the_tail_replays_every_later_event_once(
     async with asyncio.timeout(TIMEOUT):
         while hub.subscriber_count < 1:
             await asyncio.sleep(0.01)
-    hub.match_event("m", {"kind": "later", "n": 1})
+    hub.match_events("m", [({"kind": "later", "n": 1}, None)])
     got = await read_messages(response, len(shown) - 3 + 1)
     assert [m["seq"] for m in got] == list(range(3, len(shown) + 1))
     assert [m["data"] for m in got] == shown[3:] + [{"kind": "later", "n": 1}]
@@ -155,7 +155,7 @@ async def test_viewers_of_the_same_stretch_share_one_replay(
     assert len(replays) == 1
     # The tail moves past the end of the rebuilt events: rebuilt once more.
     for public in shown_later[len(shown):]:
-        hub.match_event("m", public)
+        hub.match_events("m", [(public, None)])
     store.append_events("m", [StoredEvent(seq, at, data)
                               for seq, at, data in stored_later[len(stored):]])
     detail = await (await client.get("/api/matches/m")).json()

@@ -84,8 +84,8 @@ async def test_live_matches_answer_a_real_limit_and_an_event_count(
     empty = await (await client.get("/api/matches/live")).json()
     assert empty["limit"] > 0 and empty["total"] == 0
     hub.match_started("now1", {"players": ["alpha"], "game": "muushig"})
-    hub.match_event("now1", {"kind": "round_start", "round": 0, "dealer": 0,
-                             "scores": [15] * 5})
+    hub.match_events("now1", [({"kind": "round_start", "round": 0, "dealer": 0,
+                             "scores": [15] * 5}, None)])
     body = await (await client.get("/api/matches/live")).json()
     match = body["matches"][0]
     assert match["events_count"] == 1 and "events" not in match

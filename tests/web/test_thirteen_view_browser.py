@@ -173,7 +173,7 @@ async def test_a_live_match_shows_no_hand_before_its_showdown(page, base_url: st
     assert [e["kind"] for e in public[showdowns[0] + 1:upto]] == \
         ["commit", "deal_start", "arranged", "arranged"]
     for event in public[:upto]:
-        hub.match_event("t13", event)
+        hub.match_events("t13", [(event, None)])
 
     await page.goto(base_url + "/matches/t13")
     await page.wait_for_selector("#replay[data-ready=true][data-live=true]")
@@ -189,21 +189,21 @@ async def test_a_live_match_shows_no_hand_before_its_showdown(page, base_url: st
 
     # Should an arranged event ever carry cards, the page still draws none.
     records = [e for e in m.record_log if e["kind"] == "arranged" and e["deal"] == 1]
-    hub.match_event("t13", records[2])
+    hub.match_events("t13", [(records[2], None)])
     await page.locator(".seat13 .badge", has_text="arranged").nth(2).wait_for()
     assert await cards_on_page(page) == set()
     html = await page.content()
     assert not any(f'data-card="{c}"' in html for c in m.cards_of_deal(1))
 
     for event in public[upto + 1:showdowns[1] + 1]:  # the last answer and the showdown
-        hub.match_event("t13", event)
+        hub.match_events("t13", [(event, None)])
     await page.wait_for_selector(".seat13 [data-card]")
     assert await cards_on_page(page) == m.cards_of_deal(1)
 
     store.finish_match("t13", result=m.result, reveal=m.reveal,
                        faults=[SeatFaults()] * 4, latency_ms=[[]] * 4, finished_at=time.time())
     for event in public[showdowns[1] + 1:]:
-        hub.match_event("t13", event)
+        hub.match_events("t13", [(event, None)])
     hub.match_ended("t13", {"result": m.result})
     await page.wait_for_selector("#replay[data-live=false][data-verified='3/3']")
     assert await page.locator("#match-status").text_content() == "finished"

@@ -135,7 +135,7 @@ async def test_what_a_worker_sent_before_it_exited_is_still_read():
 
 def test_the_parents_metrics_are_the_sums_and_never_go_down():
     metrics = CombinedMetrics()
-    metrics.decision()
+    metrics.decisions_total += 1
     metrics.worker_report(1, {"decisions_total": 10, "bots_connected": 4,
                               "errors_total": {"timeout": 1}}, {"pid": 11})
     metrics.worker_report(2, {"decisions_total": 5, "bots_connected": 1}, {"pid": 12})

@@ -89,14 +89,3 @@ def explain_illegal(
             return f"no {SUIT_NAMES[led]} in hand, so you must trump: play one of {options}"
         return f"must over-trump {CARD_STR[win]}: play one of {options}"
     return f"{CARD_STR[card]} may not be played now: play one of {options}"  # pragma: no cover
-
-
-def discard_masks(hand: int, limit: int) -> list[int]:
-    """The same sets as masks (fast API, no particular order)."""
-    out = [0]
-    sub = hand
-    while sub:
-        if sub.bit_count() <= limit:
-            out.append(sub)
-        sub = (sub - 1) & hand
-    return out
