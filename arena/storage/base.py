@@ -285,6 +285,11 @@ class Store(abc.ABC):
     def set_tournament_status(self, tournament_id: str, status: TournamentStatus) -> None: ...
 
     @abc.abstractmethod
+    def publish_deals(self, tournament_id: str, deals: dict[str, Any]) -> "TournamentRecord":
+        """Set a tournament's public ``config.deals`` (scheme, commitment) if
+        it has none; return the stored record."""
+
+    @abc.abstractmethod
     def get_schedule(self, tournament_id: str) -> list[ScheduledMatch]: ...
 
     @abc.abstractmethod
