@@ -68,6 +68,11 @@ class Dialect:
     def skip_locked(self) -> str:
         return self.tokens["skip_locked"]
 
+    @property
+    def now(self) -> str:
+        """The database's clock in seconds since the epoch, as SQL."""
+        return self.tokens["now"]
+
 
 SQLITE = Dialect(DialectName.SQLITE, {
     "real": "REAL", "rowid": "", "autoid": "INTEGER PRIMARY KEY",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -175,3 +176,17 @@ def test_the_node_name_comes_from_the_environment(db_location, monkeypatch):
         assert store.get_match("m1").node == "node-env"
     finally:
         store.close()
+
+
+def test_a_node_whose_clock_runs_ahead_takes_no_live_lease(open_at, monkeypatch):
+    """Leases are judged on the database's clock: a node 45 s ahead sees
+    another node's 30 s lease as live, as it is."""
+    on_time, ahead = open_at(), open_at()
+    _tournament(on_time, n=1)
+    held = on_time.claim_slot("t1", "node-a", 30.0)
+    assert held is not None
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + 45.0)
+    assert ahead.claim_slot("t1", "node-b", 30.0) is None
+    assert on_time.renew_lease("t1", 0, "node-a", 30.0)
+    assert ahead.claim_slot("t1", "node-b", 30.0) is None
