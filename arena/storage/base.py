@@ -232,8 +232,14 @@ class Store(abc.ABC):
         """Mark running matches aborted; return their ids (start-up).
 
         Those of ``node``, by default of the node this store was opened for;
-        a store opened without a node name (one node alone, as on SQLite)
-        aborts every running match."""
+        a store opened without a node name aborts the running matches
+        stored without one, never a named node's (start-up goes through
+        :func:`arena.storage.node_lock.claim_node`, which calls this only
+        when no other process can be running them)."""
+
+    def release_node_leases(self, node: str) -> list[int]:
+        """Give back the unfinished slots ``node`` holds; their ids."""
+        return []
 
     @abc.abstractmethod
     def get_match(self, match_id: str) -> MatchRecord:

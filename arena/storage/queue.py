@@ -104,3 +104,13 @@ class SlotQueue:
                              " WHERE tournament_id = ? AND slot = ? AND lease_node = ?"
                              " AND match_id IS NULL", (tournament_id, slot, node))
             return cur.rowcount == 1
+
+    def release_node_leases(self, node: str) -> list[int]:
+        """Give back every unfinished slot ``node`` holds (a restarted node:
+        its matches died with its old process, so nobody need wait out the
+        leases). Returns the released slots."""
+        with self.db.tx() as db:
+            rows = db.execute("UPDATE schedule SET lease_node = NULL, lease_until = NULL"
+                              " WHERE lease_node = ? AND match_id IS NULL"
+                              " RETURNING slot", (node,)).fetchall()
+        return sorted(int(r[0]) for r in rows)

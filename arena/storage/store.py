@@ -64,6 +64,10 @@ class SqlStore(EventLog, SlotQueue, DealKeyTable, Store):
         self.migrated_from = 0  # the schema version found on open (set by the backend)
 
     def close(self) -> None:
+        locks = getattr(self, "_node_locks", None)
+        if locks is not None:  # the node name is free again (arena.storage.node_lock)
+            locks.close()
+            self._node_locks = None
         self.db.close()
 
     def schema_version(self) -> int:
@@ -233,9 +237,10 @@ class SqlStore(EventLog, SlotQueue, DealKeyTable, Store):
     def abort_unfinished(self, reason: str = "server restarted", *,
                          node: str | None = None) -> list[str]:
         node = node if node is not None else self.node
-        # Without a node name every running match is this node's (one node alone).
-        where, args = ("status = ?", [MatchStatus.RUNNING.value]) if node is None else (
-            "status = ? AND node = ?", [MatchStatus.RUNNING.value, node])
+        # Without a node name: the matches stored without one, never another
+        # node's (arena.storage.node_lock says when that is safe).
+        where, args = ("status = ? AND node IS NULL", [MatchStatus.RUNNING.value]) \
+            if node is None else ("status = ? AND node = ?", [MatchStatus.RUNNING.value, node])
         with self.db.tx(durable=True) as db:
             self._forget()
             ids = [r[0] for r in db.execute(
