@@ -36,6 +36,7 @@ from arena.server.table import Table, TimeLimits
 from arena.storage.base import Store
 from arena.live import LiveHub
 from arena.storage.deal_keys import LADDER_TABLE, DealKeyring
+from arena.storage.node_lock import claim_node
 from arena.storage.writer import StoreWriter
 from protocol.deals import KeyedDeals, new_deal_key
 from protocol.errors import ErrorCode
@@ -106,9 +107,8 @@ class ArenaServer:
 
     # -- lifecycle ------------------------------------------------------------
     async def start(self) -> None:
-        aborted = await self.writer.abort_unfinished("server restarted")
-        if aborted:
-            log.warning("aborted_unfinished_matches", count=len(aborted), matches=aborted)
+        # Hold the node name (refused if taken); close what its last run left.
+        await self.writer.call(claim_node, self.store, "server restarted")
         loop = asyncio.get_running_loop()
         cfg = self.config
         if cfg.listen:

@@ -235,8 +235,14 @@ class Store(abc.ABC):
         """Mark running matches aborted; return their ids (start-up).
 
         Those of ``node``, by default of the node this store was opened for;
-        a store opened without a node name (one node alone, as on SQLite)
-        aborts every running match."""
+        a store opened without a node name aborts the running matches
+        stored without one, never a named node's (start-up goes through
+        :func:`arena.storage.node_lock.claim_node`, which calls this only
+        when no other process can be running them)."""
+
+    def release_node_leases(self, node: str) -> list[int]:
+        """Give back the unfinished slots ``node`` holds; their ids."""
+        return []
 
     @abc.abstractmethod
     def get_match(self, match_id: str) -> MatchRecord:
@@ -286,6 +292,11 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def set_tournament_status(self, tournament_id: str, status: TournamentStatus) -> None: ...
+
+    @abc.abstractmethod
+    def publish_deals(self, tournament_id: str, deals: dict[str, Any]) -> "TournamentRecord":
+        """Set a tournament's public ``config.deals`` (scheme, commitment) if
+        it has none; return the stored record."""
 
     @abc.abstractmethod
     def get_schedule(self, tournament_id: str) -> list[ScheduledMatch]: ...

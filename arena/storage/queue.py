@@ -10,13 +10,17 @@ the slot was filled meanwhile), so each slot counts exactly once.
 On PostgreSQL the claim is ``SELECT ... FOR UPDATE SKIP LOCKED``: nodes
 claiming at the same moment never wait for each other and never get the same
 slot. On SQLite the write transaction itself excludes other claimers.
+
+Leases are judged on the database's clock (``now()`` of PostgreSQL), never
+on a node's: a node whose clock runs ahead would otherwise see every other
+node's lease as run out and take live slots over. (``now=`` overrides the
+clock for tests that step time by hand.)
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +30,7 @@ from arena.storage.connections import Database
 
 @dataclass(frozen=True)
 class SlotLease:
-    """A slot claimed by ``node`` until ``until`` (wall-clock seconds)."""
+    """A slot claimed by ``node`` until ``until`` (the database's clock, seconds)."""
 
     slot: ScheduledMatch
     node: str
@@ -55,23 +59,28 @@ class SlotQueue:
         """Claim the lowest open slot for ``node``; None when every slot is
         finished or leased. A claim counts as an attempt of the slot."""
         _check_lease(lease_s)
-        now = time.time() if now is None else now
+        clock, args = self._clock(now)
         with self.db.tx() as db:
             row = db.execute(
                 "SELECT * FROM schedule WHERE tournament_id = ? AND match_id IS NULL"
-                " AND (lease_until IS NULL OR lease_until < ?) ORDER BY slot LIMIT 1"
-                + self.db.dialect.skip_locked, (tournament_id, now)).fetchone()
+                f" AND (lease_until IS NULL OR lease_until < {clock}) ORDER BY slot LIMIT 1"
+                + self.db.dialect.skip_locked, (tournament_id, *args)).fetchone()
             if row is None:
                 if db.execute("SELECT 1 FROM tournaments WHERE id = ?",
                               (tournament_id,)).fetchone() is None:
                     raise NotFoundError(f"no tournament {tournament_id!r}")
                 return None
-            db.execute("UPDATE schedule SET lease_node = ?, lease_until = ?,"
-                       " attempts = attempts + 1 WHERE tournament_id = ? AND slot = ?",
-                       (node, now + lease_s, tournament_id, row["slot"]))
+            until = db.execute(f"UPDATE schedule SET lease_node = ?, lease_until = {clock} + ?,"
+                               " attempts = attempts + 1 WHERE tournament_id = ? AND slot = ?"
+                               " RETURNING lease_until",
+                               (node, *args, lease_s, tournament_id, row["slot"])).fetchone()[0]
         slot = scheduled(row)
         slot = dataclasses.replace(slot, attempts=slot.attempts + 1)
-        return SlotLease(slot=slot, node=node, until=now + lease_s)
+        return SlotLease(slot=slot, node=node, until=float(until))
+
+    def _clock(self, now: float | None) -> tuple[str, tuple[float, ...]]:
+        """SQL for "now" and its parameters: the database's clock, or ``now``."""
+        return (self.db.dialect.now, ()) if now is None else ("?", (now,))
 
     def renew_lease(self, tournament_id: str, slot: int, node: str, lease_s: float, *,
                     now: float | None = None) -> bool:
@@ -79,11 +88,12 @@ class SlotQueue:
         (another node claimed it after the lease ran out, or it is finished):
         the node should then abandon its match."""
         _check_lease(lease_s)
-        now = time.time() if now is None else now
+        clock, args = self._clock(now)
         with self.db.tx() as db:
-            cur = db.execute("UPDATE schedule SET lease_until = ? WHERE tournament_id = ?"
-                             " AND slot = ? AND lease_node = ? AND match_id IS NULL",
-                             (now + lease_s, tournament_id, slot, node))
+            cur = db.execute(f"UPDATE schedule SET lease_until = {clock} + ? WHERE"
+                             " tournament_id = ? AND slot = ? AND lease_node = ?"
+                             " AND match_id IS NULL",
+                             (*args, lease_s, tournament_id, slot, node))
             return cur.rowcount == 1
 
     def release_slot(self, tournament_id: str, slot: int, node: str) -> bool:
@@ -94,3 +104,13 @@ class SlotQueue:
                              " WHERE tournament_id = ? AND slot = ? AND lease_node = ?"
                              " AND match_id IS NULL", (tournament_id, slot, node))
             return cur.rowcount == 1
+
+    def release_node_leases(self, node: str) -> list[int]:
+        """Give back every unfinished slot ``node`` holds (a restarted node:
+        its matches died with its old process, so nobody need wait out the
+        leases). Returns the released slots."""
+        with self.db.tx() as db:
+            rows = db.execute("UPDATE schedule SET lease_node = NULL, lease_until = NULL"
+                              " WHERE lease_node = ? AND match_id IS NULL"
+                              " RETURNING slot", (node,)).fetchall()
+        return sorted(int(r[0]) for r in rows)

@@ -35,6 +35,7 @@ from arena.storage.base import (
 )
 from arena.storage.connections import Database
 from arena.storage.events import EventLog, dumps, status_of
+from arena.storage.key_table import DealKeyTable
 from arena.storage.queue import SlotQueue, scheduled
 
 log = structlog.get_logger(__name__)
@@ -50,7 +51,7 @@ def _faults_from(value: Any) -> list[SeatFaults] | None:
     return [SeatFaults(**f) for f in value]
 
 
-class SqlStore(EventLog, SlotQueue, Store):
+class SqlStore(EventLog, SlotQueue, DealKeyTable, Store):
     """A :class:`Store` on one SQL database (see the module text)."""
 
     def __init__(self, db: Database, *, node: str | None = None) -> None:
@@ -62,6 +63,10 @@ class SqlStore(EventLog, SlotQueue, Store):
         self.migrated_from = 0  # the schema version found on open (set by the backend)
 
     def close(self) -> None:
+        locks = getattr(self, "_node_locks", None)
+        if locks is not None:  # the node name is free again (arena.storage.node_lock)
+            locks.close()
+            self._node_locks = None
         self.db.close()
 
     def schema_version(self) -> int:
@@ -231,9 +236,10 @@ class SqlStore(EventLog, SlotQueue, Store):
     def abort_unfinished(self, reason: str = "server restarted", *,
                          node: str | None = None) -> list[str]:
         node = node if node is not None else self.node
-        # Without a node name every running match is this node's (one node alone).
-        where, args = ("status = ?", [MatchStatus.RUNNING.value]) if node is None else (
-            "status = ? AND node = ?", [MatchStatus.RUNNING.value, node])
+        # Without a node name: the matches stored without one, never another
+        # node's (arena.storage.node_lock says when that is safe).
+        where, args = ("status = ? AND node IS NULL", [MatchStatus.RUNNING.value]) \
+            if node is None else ("status = ? AND node = ?", [MatchStatus.RUNNING.value, node])
         with self.db.tx(durable=True) as db:
             self._forget()
             ids = [r[0] for r in db.execute(

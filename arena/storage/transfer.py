@@ -9,20 +9,31 @@ snapshot of the source and written in ONE transaction of the destination,
 so a failed copy leaves the destination as empty as it was. The destination
 must be empty. Afterwards both stores are read again and compared table by
 table (row counts and a digest of every row); a difference is an error.
+
+What lives beside the tables is carried too (:func:`copy_beside`): every
+tournament's deal key, from wherever the source keeps it to wherever the
+destination does (files beside a SQLite file, the ``deal_keys`` table of a
+database server); the ladder's revealed keys, the hosted bots' versions and
+the bot logs, folders beside a SQLite file, are copied to the folder of a
+SQLite destination. A destination without a folder (a database server) has
+no place for those: the command names each folder it left behind.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterator
 
 import structlog
 
 from arena.storage import open_store
 from arena.storage.base import StorageError
+from arena.storage.deal_keys import KEYS_DIR, LADDER_FILE, DealKeyring, store_directory
 from arena.storage.schema import COPIED_TABLES, SCHEMA_VERSION
 from arena.storage.store import SqlStore
 
@@ -112,6 +123,66 @@ def copy_store(source: SqlStore, destination: SqlStore) -> list[TableCopy]:
     return report
 
 
+# Folders beside a SQLite file that belong to its arena (besides deal keys).
+BESIDE_FOLDERS = (("hosted", "hosted bots' versions"), ("bot-logs", "bot logs"))
+# Where a node on a database server looks for each, for the left-behind lines.
+HINTS = {
+    "hosted": "a node on a database server reads hosted/ in its working folder: "
+              "copy it there on the node that runs --hosted",
+    "bot-logs": "a node on a database server writes its bot logs to a temporary folder; "
+                "keep this one as an archive",
+    f"{KEYS_DIR}/{LADDER_FILE}": "a database server keeps no ladder keys; keep this file "
+                                 "to verify those matches against the old store",
+}
+
+
+@dataclass
+class BesideCopy:
+    """What :func:`copy_beside` carried and what it had to leave behind."""
+
+    keys: int = 0
+    copied: list[str] = field(default_factory=list)
+    left_behind: list[str] = field(default_factory=list)
+
+
+def copy_beside(source: SqlStore, destination: SqlStore) -> BesideCopy:
+    """Carry deal keys and the folders beside the source's file (see the
+    module text); never overwrites anything in the destination."""
+    out = BesideCopy()
+    src_keys, dst_keys = DealKeyring.for_store(source), DealKeyring.for_store(destination)
+    for record in source.list_tournaments():
+        key = src_keys.load(record.id)
+        if key is not None:
+            dst_keys.create(record.id, key)  # refuses a different key kept there
+            out.keys += 1
+    src_dir, dst_dir = store_directory(source), store_directory(destination)
+    if dst_keys.directory is None and dst_keys.table is None and out.keys:
+        out.left_behind.append(f"{out.keys} deal key(s): an in-memory destination keeps "
+                               "none beyond this process")
+    if src_dir is None:
+        return out
+    folders = [(f"{KEYS_DIR}/{LADDER_FILE}", "ladder matches' revealed keys"), *BESIDE_FOLDERS]
+    for name, what in folders:
+        origin = src_dir / name
+        if not origin.exists() or src_dir == dst_dir:
+            continue
+        if dst_dir is None:
+            hint = HINTS.get(name, "a database server keeps no files")
+            out.left_behind.append(f"{what}: {origin} ({hint})")
+            continue
+        target = dst_dir / name
+        if target.exists():
+            out.left_behind.append(f"{what}: {origin} ({target} exists already)")
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if origin.is_dir():
+            shutil.copytree(origin, target)
+        else:
+            shutil.copy2(origin, target)
+        out.copied.append(f"{what}: {target}")
+    return out
+
+
 # -- the command ------------------------------------------------------------------------
 
 def add_db_arguments(db: argparse.ArgumentParser) -> None:
@@ -157,13 +228,19 @@ def run_db_command(args: argparse.Namespace) -> int:
                 destination = _open(args.dst)
                 try:
                     report = copy_store(source, destination)
+                    beside = copy_beside(source, destination)
                 finally:
                     destination.close()
             finally:
                 source.close()
             for entry in report:
                 print(f"{entry.table}\t{entry.copied_rows} rows")
+            print(f"deal keys\t{beside.keys} kept{DealKeyring.for_store(destination).where}")
+            for line in beside.copied:
+                print(f"copied {line}")
             print(f"copied {args.src} -> {destination.db.where}: every table checked")
+            for line in beside.left_behind:
+                print(f"left behind: {line}")
             return 0
     except StorageError as exc:
         print(f"arena db {args.db_command}: {exc}", file=sys.stderr)

@@ -74,8 +74,9 @@ class TournamentCommandError(TournamentError):
 
 
 def _load(args: Any, store: Any) -> tuple[TournamentConfig, Any]:
-    from arena.tournament.runner import create_or_load
+    from arena.tournament.runner import create_or_load, join_tournament
 
+    secret = parse_deal_key(args.secret) if getattr(args, "secret", None) else None
     if args.config == "resume":
         if not args.resume_id:
             raise TournamentCommandError("give the tournament id: arena tournament resume ID")
@@ -86,7 +87,8 @@ def _load(args: Any, store: Any) -> tuple[TournamentConfig, Any]:
         config = config_from_wire(record.config)
         check_local_commands(config)
         check_workers(args, config)
-        return config, record
+        # The key is kept with the store; --secret, if given, must be it.
+        return config, join_tournament(store, record, secret)
     config = load_config(args.config)
     if getattr(args, "until_separated", False) or getattr(args, "max_extra_matches", None):
         extra = args.max_extra_matches
@@ -95,7 +97,6 @@ def _load(args: Any, store: Any) -> tuple[TournamentConfig, Any]:
         config = replace(config, schedule=replace(
             config.schedule, until_separated=True,
             max_extra_matches=config.schedule.max_extra_matches if extra is None else extra))
-    secret = parse_deal_key(args.secret) if getattr(args, "secret", None) else None
     check_local_commands(config)
     check_workers(args, config)
     record, created = create_or_load(store, config, secret=secret)

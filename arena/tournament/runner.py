@@ -52,8 +52,24 @@ log = structlog.get_logger("arena.tournament")
 
 
 def tournament_id(config: TournamentConfig) -> str:
-    """Stable for the same file, so re-running the same command resumes."""
-    digest = hashlib.sha256(json.dumps(config.to_wire(), sort_keys=True).encode()).hexdigest()
+    """What the tournament is, not where its file lies: the same file on two
+    machines, or in two folders, is the same tournament (re-running the same
+    command resumes it). Entrants' working folders are left out of the hash."""
+    return _id_of(config, with_folders=False)
+
+
+def legacy_tournament_id(config: TournamentConfig) -> str:
+    """The id an older arena gave the same file (its entrants' folders hashed
+    in), so a tournament it started is still found and resumed."""
+    return _id_of(config, with_folders=True)
+
+
+def _id_of(config: TournamentConfig, *, with_folders: bool) -> str:
+    wire = config.to_wire()
+    if not with_folders:
+        for entrant in wire["entrants"]:
+            entrant.pop("cwd", None)
+    digest = hashlib.sha256(json.dumps(wire, sort_keys=True).encode()).hexdigest()
     slug = re.sub(r"[^a-z0-9]+", "-", config.name.lower()).strip("-")[:40] or "tournament"
     return f"{slug}-{digest[:8]}"
 
@@ -73,24 +89,24 @@ def create_or_load(store: Store, config: TournamentConfig, *,
     Returns (record, created).
 
     A new tournament draws its deal key (or takes ``secret``, the key an
-    earlier run revealed, for an exact replay) and publishes its commitment
-    in the record's ``config.deals``."""
+    earlier run revealed, for an exact replay), keeps it where every node of
+    the store finds it (arena/storage/deal_keys.py) and publishes its
+    commitment in the record's ``config.deals``."""
     tid = tournament_id(config)
+    for known in dict.fromkeys((tid, legacy_tournament_id(config))):
+        try:
+            record = store.get_tournament(known)
+        except NotFoundError:
+            continue
+        return join_tournament(store, record, secret), False
     keyring = DealKeyring.for_store(store)
     try:
-        record = store.get_tournament(tid)
-    except NotFoundError:
-        pass
-    else:
-        return join_tournament(store, record, secret), False
-    key = keyring.load(tid)
-    if key is None:
         key = keyring.create(tid, secret)
-    elif secret is not None and secret != key:
-        raise TournamentError(f"a different deal key is kept for {tid} in {keyring.directory}")
+    except KeyringError as exc:
+        raise TournamentError(f"cannot create tournament {tid} with --secret: {exc}") from None
     wire = config.to_wire()
     wire["source"] = str(config.source) if config.source else None
-    wire["deals"] = {"scheme": DEAL_SCHEME, "commitment": key_commitment(key)}
+    wire["deals"] = deals_wire(key)
     record = TournamentRecord(id=tid, name=config.name, game=config.game, config=wire,
                               status=TournamentStatus.PENDING, created_at=time.time())
     try:
@@ -100,17 +116,24 @@ def create_or_load(store: Store, config: TournamentConfig, *,
     return record, True
 
 
+def deals_wire(key: bytes) -> dict[str, str]:
+    """The public part of a tournament's deals: the scheme and the key's commitment."""
+    return {"scheme": DEAL_SCHEME, "commitment": key_commitment(key)}
+
+
 def join_tournament(store: Store, record: TournamentRecord,
                     secret: bytes | None) -> TournamentRecord:
-    """An existing tournament, resumed or joined by another node. A node
-    joining one created elsewhere learns the deal key from ``secret``
-    (every node of a shared tournament deals from the same key)."""
+    """An existing tournament, resumed or joined by another node. ``secret``,
+    if given, must be the tournament's key: it is kept for a node whose
+    store has none (a SQLite copy, an older arena's PostgreSQL node) and
+    refused if it is another key."""
     keyring = DealKeyring.for_store(store)
     published = (record.config.get("deals") or {}).get("commitment")
-    if secret is not None and keyring.load(record.id) is None and published is not None:
-        if key_commitment(secret) != published:
-            raise TournamentError(f"tournament {record.id} was started with another deal key "
-                                  "than --secret; give every node the key the first one got")
+    if secret is not None and published is not None and key_commitment(secret) != published:
+        raise TournamentError(f"--secret is not the deal key of tournament {record.id}: its "
+                              "published commitment is another key's (give the key the "
+                              "tournament was started with, or leave --secret out)")
+    if secret is not None and keyring.load(record.id) is None:
         keyring.create(record.id, secret)
     key = tournament_key(store, record)
     if secret is not None and secret != key:
@@ -132,15 +155,16 @@ def bot_log_dir(store: Store) -> Path:
 
 def tournament_key(store: Store, record: TournamentRecord) -> bytes:
     """The deal key of a stored tournament, checked against its published
-    commitment; a tournament created without one (over HTTP) gets its key
-    now, before its first match."""
+    commitment. A tournament stored without one (by an older arena) gets
+    its key now, kept and published before its first match."""
     keyring = DealKeyring.for_store(store)
     published = (record.config.get("deals") or {}).get("commitment")
-    if published is None:
-        key = keyring.load(record.id) or keyring.create(record.id)
-        log.info("deal_key_committed", tournament=record.id, commitment=key_commitment(key))
-        return key
     try:
+        if published is None:
+            key = keyring.create(record.id)  # the one kept, if a node was first
+            record = store.publish_deals(record.id, deals_wire(key))
+            published = record.config["deals"]["commitment"]
+            log.info("deal_key_committed", tournament=record.id, commitment=published)
         return keyring.load_checked(record.id, published)
     except KeyringError as exc:
         raise TournamentError(f"cannot deal tournament {record.id}: {exc} (a node joining a "

@@ -114,8 +114,7 @@ def verify_tournament(store: Store, tournament_id: str,
     published = (record.config.get("deals") or {}).get("commitment")
     key = keyring.load(tournament_id)
     if key is None:
-        report.problems.append(f"no deal key kept for {tournament_id}"
-                               + (f" in {keyring.directory}" if keyring.directory else ""))
+        report.problems.append(f"no deal key kept for {tournament_id}{keyring.where}")
         return report
     report.key_hex = key.hex()
     if published is None:
@@ -185,20 +184,23 @@ def add_verify_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]"
     p.add_argument("tournament", nargs="?", help="the tournament id")
     p.add_argument("--match", default=None, metavar="MATCH_ID",
                    help="check one match instead (a ladder match, or a tournament's)")
-    p.add_argument("--db", default="arena.db", help="the database (default: %(default)s)")
+    p.add_argument("--db", default="arena.db",
+                   help="the store: a SQLite file or postgresql://user@host/dbname "
+                        "(default: %(default)s)")
     p.set_defaults(func=run_verify)
 
 
 def run_verify(args: argparse.Namespace) -> int:
     import sys
 
-    from arena.storage import open_store
+    from arena.storage import is_postgres_url, open_store
     from arena.storage.base import StorageError
 
     if (args.tournament is None) == (args.match is None):
         print("arena verify: give a tournament id or --match MATCH_ID", file=sys.stderr)
         return 2
-    if not Path(args.db).exists():
+    # A file that is not there would be created empty: say so instead.
+    if not is_postgres_url(args.db) and "://" not in args.db and not Path(args.db).exists():
         print(f"arena verify: no database {args.db}", file=sys.stderr)
         return 2
     try:

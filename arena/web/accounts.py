@@ -38,7 +38,9 @@ from arena.storage.base import (
     TournamentRecord,
     TournamentStatus,
 )
+from arena.storage.deal_keys import DealKeyring
 from arena.tournament.config import ConfigError, parse_config
+from arena.tournament.runner import deals_wire
 from arena.web.errors import (
     STORE_FAILING,
     ApiError,
@@ -307,9 +309,14 @@ async def create_tournament(request: web.Request) -> web.Response:
                             f"({', '.join(local)}); use remote = true (registered bots)")
     tid = request.query.get("id")
     tid = check_name(tid, "tournament id") if tid is not None else _new_id(config.name)
-    record = TournamentRecord(id=tid, name=config.name, game=config.game,
-                              config=config.to_wire(), status=TournamentStatus.PENDING,
-                              created_at=time.time())
+    # The deal key is drawn and kept now, where every node of the store
+    # deals from it, and its commitment published with the record: before
+    # any node plays a match of it (an existing id keeps its key: 409 below).
+    store = request.app[STORE]
+    key = await store_write(request, DealKeyring.for_store(store).create, tid)
+    wire = {**config.to_wire(), "deals": deals_wire(key)}
+    record = TournamentRecord(id=tid, name=config.name, game=config.game, config=wire,
+                              status=TournamentStatus.PENDING, created_at=time.time())
     try:
         await store_write(request, request.app[STORE].create_tournament, record, [])
     except AlreadyExistsError:

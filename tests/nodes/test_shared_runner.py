@@ -129,16 +129,18 @@ async def test_a_slot_another_node_finished_first_counts_nothing_here(tmp_path):
         store.close()
 
 
-def test_a_joining_node_needs_the_tournaments_key(pg_url, tmp_path):
+def test_a_joining_node_deals_from_the_kept_key_and_refuses_another(pg_url, tmp_path):
+    from arena.tournament.runner import tournament_key
+
     config = load_config(write_tournament(tmp_path, tables=1))
     first, second, third = (open_store(pg_url, node=n) for n in ("n1", "n2", "n3"))
     key = bytes(range(32))
     try:
         record, created = create_or_load(first, config, secret=key)
         assert created
-        with pytest.raises(TournamentError, match="--secret"):
-            create_or_load(second, config)
-        with pytest.raises(TournamentError, match="another deal key"):
+        joined, _ = create_or_load(second, config)  # the database keeps the key
+        assert tournament_key(second, joined) == key
+        with pytest.raises(TournamentError, match="--secret is not the deal key"):
             create_or_load(second, config, secret=bytes(32))
         joined, created = create_or_load(third, config, secret=key)
         assert not created and joined.id == record.id

@@ -202,3 +202,58 @@ def test_db_migrate_creates_the_schema_on_postgresql(pg_url, capsys):
         assert store.schema_version() == SCHEMA_VERSION
     finally:
         store.close()
+
+
+def _with_files(store, folder) -> bytes:
+    """A finished tournament's deal key, a hosted version and a bot log."""
+    from arena.storage.deal_keys import DealKeyring
+
+    key = DealKeyring.for_store(store).create("t1")
+    (folder / "hosted" / "ann" / "1").mkdir(parents=True)
+    (folder / "hosted" / "ann" / "1" / "version.json").write_text("{}")
+    (folder / "bot-logs" / "ann").mkdir(parents=True)
+    (folder / "bot-logs" / "ann" / "m1.log").write_text("hello\n")
+    return key
+
+
+def test_copy_carries_deal_keys_to_a_database_server_and_names_what_stays(
+        tmp_path, pg_url, capsys):
+    from arena.storage.deal_keys import DealKeyring
+
+    src = tmp_path / "arena.db"
+    store = open_store(src)
+    _arena(store)
+    key = _with_files(store, tmp_path)
+    store.close()
+    assert main(["db", "copy", str(src), pg_url]) == 0
+    out = capsys.readouterr().out
+    copied = open_store(pg_url)
+    try:
+        assert DealKeyring.for_store(copied).load("t1") == key  # t1 resumes on the copy
+    finally:
+        copied.close()
+    assert "deal keys\t1 kept" in out
+    assert f"left behind: hosted bots' versions: {tmp_path / 'hosted'}" in out
+    assert f"left behind: bot logs: {tmp_path / 'bot-logs'}" in out
+
+
+def test_copy_to_another_sqlite_folder_carries_keys_versions_and_logs(tmp_path, capsys):
+    from arena.storage.deal_keys import DealKeyring
+
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    store = open_store(tmp_path / "old" / "arena.db")
+    _arena(store)
+    key = _with_files(store, tmp_path / "old")
+    store.close()
+    assert main(["db", "copy", str(tmp_path / "old" / "arena.db"),
+                 str(tmp_path / "new" / "arena.db")]) == 0
+    out = capsys.readouterr().out
+    assert "left behind" not in out
+    copied = open_store(tmp_path / "new" / "arena.db")
+    try:
+        assert DealKeyring.for_store(copied).load("t1") == key
+    finally:
+        copied.close()
+    assert (tmp_path / "new" / "hosted" / "ann" / "1" / "version.json").read_text() == "{}"
+    assert (tmp_path / "new" / "bot-logs" / "ann" / "m1.log").read_text() == "hello\n"

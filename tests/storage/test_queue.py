@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -149,7 +150,7 @@ def test_a_node_starting_up_aborts_only_its_own_unfinished_matches(db_location):
         b.close()
 
 
-def test_a_store_without_a_node_name_aborts_every_running_match(db_location, monkeypatch):
+def test_a_store_without_a_node_name_aborts_no_named_nodes_match(db_location, monkeypatch):
     from arena.storage import open_store
 
     monkeypatch.delenv("ARENA_NODE", raising=False)
@@ -159,7 +160,8 @@ def test_a_store_without_a_node_name_aborts_every_running_match(db_location, mon
         named.create_match(match("m1"))
         alone.create_match(match("m2"))
         assert alone.get_match("m2").node is None
-        assert sorted(alone.abort_unfinished()) == ["m1", "m2"]
+        assert alone.abort_unfinished() == ["m2"]
+        assert named.get_match("m1").status is MatchStatus.RUNNING
     finally:
         named.close()
         alone.close()
@@ -175,3 +177,17 @@ def test_the_node_name_comes_from_the_environment(db_location, monkeypatch):
         assert store.get_match("m1").node == "node-env"
     finally:
         store.close()
+
+
+def test_a_node_whose_clock_runs_ahead_takes_no_live_lease(open_at, monkeypatch):
+    """Leases are judged on the database's clock: a node 45 s ahead sees
+    another node's 30 s lease as live, as it is."""
+    on_time, ahead = open_at(), open_at()
+    _tournament(on_time, n=1)
+    held = on_time.claim_slot("t1", "node-a", 30.0)
+    assert held is not None
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + 45.0)
+    assert ahead.claim_slot("t1", "node-b", 30.0) is None
+    assert on_time.renew_lease("t1", 0, "node-a", 30.0)
+    assert ahead.claim_slot("t1", "node-b", 30.0) is None
