@@ -21,6 +21,7 @@ import asyncio
 import signal
 from typing import Any
 
+import structlog
 from aiohttp import web
 
 from arena.collector import tune_for_serving
@@ -29,6 +30,7 @@ from arena.metrics import Metrics
 from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
 from arena.storage.base import Store
+from arena.web.guard import GUARD, ConnectionGuard, GuardedSite, WebConnectionLimits
 
 
 class WebService:
@@ -37,6 +39,8 @@ class WebService:
     def __init__(self, hosting: Any = None, bot_port: int | None = None) -> None:
         self.hosting = hosting
         self.bot_port = bot_port  # the public bot port, when not the server's own
+        self.limits = WebConnectionLimits()
+        self.guard: ConnectionGuard | None = None
         self.port: int | None = None
         self._runner: web.AppRunner | None = None
 
@@ -51,9 +55,15 @@ class WebService:
                                     "bot_port": self.bot_port or server.port,
                                     "open": cfg.open},
                        hosting=self.hosting)
-        self._runner = web.AppRunner(app, access_log=None)
+        # Counted and timed connections (arena.web.guard): a crowd on the
+        # web port never takes the descriptors the bot port needs.
+        self.guard = guard = ConnectionGuard(self.limits)
+        app[GUARD] = guard
+        self._runner = web.AppRunner(app, access_log=None,
+                                     keepalive_timeout=self.limits.keepalive_timeout_s)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, cfg.host, cfg.http_port)
+        guard.handler_factory = self._runner.server
+        site = GuardedSite(self._runner, cfg.host, cfg.http_port, guard=guard)
         await site.start()
         self.port = self._runner.addresses[0][1]
 
@@ -154,8 +164,14 @@ async def serve(config: ServerConfig, *, hosted: bool = False, ladder_interval: 
     ``workers`` above 1: the bots are played by that many worker processes
     (``arena.app_workers``); this process serves the web, the director and
     the hosted bots."""
+    from arena.descriptors import quiet_accept_errors, raise_open_files_limit
     from arena.storage import open_store
 
+    before, after = raise_open_files_limit()  # before any connection: see arena.descriptors
+    if after != before:
+        structlog.get_logger("arena.server").info("open_files_limit_raised", before=before,
+                                                  now=after)
+    quiet_accept_errors(asyncio.get_running_loop())
     store = open_store(config.db)
     hosting = ladder = None
     if hosted:

@@ -6,7 +6,11 @@ Two ways out of the lobby:
   one game is waiting, they are seated at random; once somebody has waited
   ``house_wait_s``, the empty seats of their game's table are filled with
   house bots, so a single bot can always get a game. Each connection waits
-  for the game its hello named (``game_of``); games are never mixed;
+  for the game its hello named (``game_of``); games are never mixed.
+  A table that cannot be built (a full disk fails the write of its deal key)
+  sends its bots back to their places in the lobby; matchmaking pauses for
+  a backoff (``retry``) and tries again, logging the failure at most once a
+  minute, so the arena plays again as soon as the cause is gone;
 * claiming (``arena match``, tournaments): a caller waits for an idle
   connection of one named bot that waits for the match's game. Bots that a
   tournament reserves are never taken by matchmaking.
@@ -27,6 +31,7 @@ from typing import TYPE_CHECKING, Callable, Union
 import structlog
 
 from arena.server.errors import ServerError
+from arena.server.retry import Backoff, LogThrottle
 
 if TYPE_CHECKING:
     from arena.server.connection import BotConnection
@@ -46,7 +51,8 @@ class Lobby:
     def __init__(self, *, seats: Union[int, Callable[[str], int]], matchmaking: bool,
                  house_wait_s: float | None,
                  start_table: Callable[[list["BotConnection"], int], None],
-                 game_of: Callable[["BotConnection"], str] = _same_game) -> None:
+                 game_of: Callable[["BotConnection"], str] = _same_game,
+                 retry: Backoff | None = None) -> None:
         # ``seats``: a table's seat count, or a function of the game giving it.
         self._seats = seats
         self.game_of = game_of
@@ -59,6 +65,9 @@ class Lobby:
         self._house_timer: asyncio.TimerHandle | None = None
         self.reserved: set[str] = set()
         self._claims: collections.Counter[str] = collections.Counter()  # bot -> waiting claims
+        self._retry = retry or Backoff()
+        self._retry_timer: asyncio.TimerHandle | None = None
+        self._failure_log = LogThrottle(every_s=60.0)
 
     def seats(self, game: str) -> int:
         return self._seats if isinstance(self._seats, int) else self._seats(game)
@@ -149,15 +158,14 @@ class Lobby:
         return groups
 
     def _matchmake(self) -> None:
-        if not self.matchmaking:
+        if not self.matchmaking or not self._may_start():
             return
         for game, candidates in self._by_game().items():
             seats = self.seats(game)
             while len(candidates) >= seats:
                 group, candidates = candidates[:seats], candidates[seats:]
-                for conn in group:
-                    self.remove(conn)
-                self._start_table(group, 0)
+                if not self._start(group, 0):
+                    return
         self._arm_house_timer()
 
     def _arm_house_timer(self) -> None:
@@ -169,6 +177,8 @@ class Lobby:
 
     def _fill_with_house(self) -> None:
         self._house_timer = None
+        if not self._may_start():
+            return
         now = time.monotonic()
         for game, candidates in self._by_game().items():
             if self.house_wait_s is None or \
@@ -176,9 +186,59 @@ class Lobby:
                 continue
             seats = self.seats(game)
             group = candidates[:seats]
-            for conn in group:
-                self.remove(conn)
             log.info("house_fill", game=game, bots=[c.bot for c in group],
                      house=seats - len(group))
-            self._start_table(group, seats - len(group))
+            if not self._start(group, seats - len(group)):
+                return
         self._arm_house_timer()
+
+    # -- tables that cannot be built ------------------------------------------------
+    def _may_start(self) -> bool:
+        """False while a failed table's backoff runs; its end tries again."""
+        if self._retry.ready(time.monotonic()):
+            return True
+        self._arm_retry_timer()
+        return False
+
+    def _start(self, group: list["BotConnection"], house: int) -> bool:
+        """Seat ``group`` (with ``house`` house bots) at a new table; on any
+        failure put the group back where it waited and back off."""
+        since = {conn.id: self._since[conn.id] for conn in group}
+        for conn in group:
+            self.remove(conn)
+        try:
+            self._start_table(group, house)
+        except Exception as exc:  # whatever broke, the bots must not be lost
+            self._put_back(group, since)
+            self._start_failed(group, exc)
+            return False
+        ended = self._retry.succeeded()
+        if ended:
+            self._failure_log.reset()
+            log.info("table_start_recovered", failures=ended)
+        return True
+
+    def _put_back(self, group: list["BotConnection"], since: dict[int, float]) -> None:
+        # In front of the bots that came later: the waiting order is kept.
+        back = {conn.id: conn for conn in group if not conn.closed}
+        self._idle = {**back, **{i: c for i, c in self._idle.items() if i not in back}}
+        self._since.update({i: since[i] for i in back})
+
+    def _start_failed(self, group: list["BotConnection"], exc: Exception) -> None:
+        now = time.monotonic()
+        delay = self._retry.failed(now)
+        held_back = self._failure_log.allow(now)
+        if held_back is not None:
+            log.error("table_start_failed", cause=f"{type(exc).__name__}: {exc}",
+                      bots=[c.bot for c in group], retry_in_s=round(delay, 3),
+                      failures=self._retry.failures, not_logged=held_back)
+        self._arm_retry_timer()
+
+    def _arm_retry_timer(self) -> None:
+        if self._retry_timer is None:
+            delay = self._retry.remaining(time.monotonic())
+            self._retry_timer = asyncio.get_running_loop().call_later(delay, self._try_again)
+
+    def _try_again(self) -> None:
+        self._retry_timer = None
+        self._matchmake()

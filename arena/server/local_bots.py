@@ -32,6 +32,7 @@ from typing import Callable
 import structlog
 
 from arena.server.errors import ServerError
+from arena.storage.private import open_private_append, private_dir
 
 log = structlog.get_logger("arena.local_bots")
 
@@ -134,14 +135,15 @@ class LogRouter:
             path = bot_log_path(self.log_dir, self.bot, match_id)
             size = self._sizes.get(match_id)
             if size is None:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                private_dir(self.log_dir)
+                private_dir(path.parent)
                 size = path.stat().st_size if path.exists() else 0
             if size >= MAX_LOG_BYTES:
                 continue
             chunk = data[:MAX_LOG_BYTES - size]
             if len(chunk) < len(data):
                 chunk += b"\n[log truncated at %d bytes]\n" % MAX_LOG_BYTES
-            with path.open("ab") as f:
+            with open_private_append(path) as f:
                 f.write(chunk)
             self._sizes[match_id] = size + len(chunk)
 
@@ -234,8 +236,11 @@ class LocalBot:
             start_new_session=True)
         if self.log_dir is not None:
             record = self.log_dir / self.name / process_file(self.node)
-            record.parent.mkdir(parents=True, exist_ok=True)
-            record.write_text(f"{self.process.pid}\n")
+            private_dir(self.log_dir)
+            private_dir(record.parent)
+            with open_private_append(record) as f:
+                f.truncate(0)
+                f.write(f"{self.process.pid}\n".encode())
         log.info("local_bot_started", bot=self.name, pid=self.process.pid,
                  command=shlex.join(self.command))
 

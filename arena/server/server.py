@@ -453,14 +453,14 @@ class ArenaServer:
                     continue
                 claimed.append(conn)
                 seats.append(self._remote_seat(index, conn, spec, resolved))
-        except BaseException:
+            rng = random.Random(seed) if seed is not None and deal_key is None else None
+            table = self._new_table(seats, rng=rng, rules=rules, tournament_id=tournament_id,
+                                    seed=seed, limits=limits, deal_key=deal_key, slot=slot,
+                                    spec=spec)
+        except BaseException:  # no table (nor a full disk's failed write) keeps a claimed bot
             for conn in claimed:
                 self._release(conn)
             raise
-        rng = random.Random(seed) if seed is not None and deal_key is None else None
-        table = self._new_table(seats, rng=rng, rules=rules, tournament_id=tournament_id,
-                                seed=seed, limits=limits, deal_key=deal_key, slot=slot,
-                                spec=spec)
         task = self._launch(table)
         try:
             await asyncio.shield(task)

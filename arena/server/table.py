@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import structlog
 
 from arena.games.base import GameAction, GameEngine, GameSpec
+from arena.server.retry import LogThrottle
 from arena.server.seats import AutopilotReason, Seat, SeatKind
 from arena.server.session import (
     FLUSH_AT_EVENTS,
@@ -46,6 +47,7 @@ log = structlog.get_logger("arena.table")
 STORE_RETRY_S = 1.0
 
 _STORE_FAILURES = (OSError, sqlite3.Error, StorageError)
+_NOT_CREATED_LOG = LogThrottle(every_s=60.0)  # all tables of the process together
 
 
 class Table:
@@ -116,6 +118,7 @@ class Table:
         except _STORE_FAILURES as exc:
             await self._not_created(exc)
             return None
+        _NOT_CREATED_LOG.reset()
         if self.metrics is not None:
             self.metrics.tables_running += 1
         if self.hub is not None:
@@ -340,7 +343,10 @@ class Table:
         counts; the bots go back to the lobby after a pause (the writer logs
         the failure once, when the store starts failing)."""
         self.aborted = f"the store could not create the match: {exc}"
-        self.log.warning("match_not_created", cause=f"{type(exc).__name__}: {exc}")
+        held_back = _NOT_CREATED_LOG.allow(time.monotonic())
+        if held_back is not None:  # a full disk fails every table: once a minute is enough
+            self.log.warning("match_not_created", cause=f"{type(exc).__name__}: {exc}",
+                             not_logged=held_back)
         self.session.abort(self.aborted)
         try:
             if STORE_RETRY_S > 0:

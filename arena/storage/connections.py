@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from arena.storage.base import StorageError
+from arena.storage.private import private_file, tighten_file
 from arena.storage.schema import SQLITE, Dialect
 
 READ_POOL_SIZE = 4
@@ -88,6 +89,12 @@ class SqliteDatabase(Database):
         self.memory = self.path == ":memory:" or self.path.startswith("file::memory:")
         if not self.memory:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            try:  # 0600 before SQLite opens it: its WAL and SHM take the file's mode
+                private_file(self.path)
+                for suffix in ("-wal", "-shm", "-journal"):
+                    tighten_file(self.path + suffix)
+            except OSError as exc:
+                raise StorageError(f"cannot create the database {self.path}: {exc}") from exc
         try:
             self.write_connection = self._connect()
             self.write_connection.execute("PRAGMA journal_mode=WAL")

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.storage.base import StorageError
+from arena.storage.private import private_dir
 from protocol.deals import DealKeyError, key_commitment, new_deal_key, parse_deal_key
 
 KEYS_DIR = "deal-keys"
@@ -137,7 +138,7 @@ class DealKeyring:
 
     def _create_file(self, scope: str, key: bytes) -> bytes:
         assert self.directory is not None
-        self.directory.mkdir(parents=True, exist_ok=True)
+        private_dir(self.directory)
         path = self._file(scope)
         try:
             # O_EXCL: never overwrite the key of a tournament that was started.
@@ -169,7 +170,7 @@ class DealKeyring:
         if self.directory is None:
             self._memory[f"match:{match_id}"] = key
             return
-        self.directory.mkdir(parents=True, exist_ok=True)
+        private_dir(self.directory)
         fd = os.open(self.directory / LADDER_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         with os.fdopen(fd, "a") as f:
             f.write(line)

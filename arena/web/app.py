@@ -28,6 +28,7 @@ from arena.storage.base import NotFoundError, Store
 from arena.storage.writer import StoreWriter
 from arena.web import accounts, api, pages, sse
 from arena.web.errors import NAME_RE, ApiError, StoreHealth, error_middleware
+from arena.web.guard import guard_middleware
 from arena.web.keys import (
     AUTH_FAILURES,
     HEALTH,
@@ -148,7 +149,7 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
              server_info: dict[str, Any] | None = None,
              hosting: Any = None) -> web.Application:
     limits = limits or WebLimits()
-    app = web.Application(middlewares=[error_middleware, _pages_off_loop],
+    app = web.Application(middlewares=[error_middleware, guard_middleware, _pages_off_loop],
                           client_max_size=MAX_BODY,
                           handler_args={"handler_cancellation": True})
     app[STORE] = store
