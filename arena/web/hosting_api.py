@@ -10,7 +10,6 @@ failure reasons and the bot's stderr.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
@@ -20,27 +19,19 @@ from arena.hosting.archive import ArchiveLimits
 from arena.hosting.builder import build, submit
 from arena.hosting.errors import HostingError
 from arena.hosting.presets import LANGS
-from arena.hosting.versions import BotVersion, VersionStore
+from arena.hosting.versions import BotVersion
 from arena.tournament.standings import compute_standings
 from arena.web.ladders import main_game
 from arena.web.accounts import require_bot_or_admin
 from arena.web.errors import ApiError, check_name
+from arena.web.hosting_state import HOSTING, Hosting
 from arena.web.keys import QUERIES, STORE
+
+__all__ = ["HOSTING", "Hosting", "routes", "setup"]
 
 log = structlog.get_logger(__name__)
 routes = web.RouteTableDef()
 
-
-@dataclass
-class Hosting:
-    """What the web needs of hosted bots: their versions and a place for builds."""
-
-    versions: VersionStore
-    limits: ArchiveLimits = field(default_factory=ArchiveLimits)
-    builds: set[asyncio.Task[Any]] = field(default_factory=set)
-
-
-HOSTING = web.AppKey("hosting", Hosting)
 
 
 def setup(app: web.Application, hosting: Hosting) -> None:

@@ -62,7 +62,7 @@ async def arena(tmp_path: Path) -> AsyncIterator[Arena]:
     socket_path = tmp_path / "bots.sock"
     await server.start_unix(socket_path)
     versions = VersionStore(tmp_path / "hosted")
-    hosted = HostedBots(versions, socket_path, server.local_token)
+    hosted = HostedBots(versions, socket_path, server.local_tokens)
     try:
         yield Arena(server, versions, hosted, store)
     finally:
