@@ -23,6 +23,7 @@ import structlog
 
 from arena.hosting.builder import interpreter_command
 from arena.hosting.errors import HostingError
+from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap, prune_stderr
 from arena.hosting.sandbox import Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts
 from arena.hosting.versions import BotVersion, BuildStatus, VersionStore
 
@@ -52,7 +53,7 @@ class HostedRun:
 def sandbox_spec(version: BotVersion, app: Path, socket_path: Path, token: str,
                  limits: SandboxLimits) -> SandboxSpec:
     relay = [sys.executable, "-I", "/arena/relay.py", "--port", str(INSIDE_PORT),
-             "--to", INSIDE_SOCKET, "--"]
+             "--to", INSIDE_SOCKET, "--log-cap", str(LOG_CAP_BYTES), "--"]
     return SandboxSpec(
         command=[*relay, *interpreter_command(version.run)], app_dir=app,
         env={"ARENA_HOST": "127.0.0.1", "ARENA_PORT": str(INSIDE_PORT), "ARENA_TOKEN": token,
@@ -113,7 +114,8 @@ class HostedBots:
             return self.runs[bot]
         app = self.versions.version_dir(bot, version.version) / "app"
         run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
-        stderr_path = self.versions.stderr_path(bot, version.version, f"run-{run_id}")
+        stderr_path = await asyncio.to_thread(self.versions.stderr_path, bot, version.version,
+                                              f"run-{run_id}")
         token = self.tokens.issue(bot)
         spec = sandbox_spec(version, app, self.socket_path, token, self.limits)
         try:
@@ -133,11 +135,18 @@ class HostedBots:
             return
         self.tokens.revoke(run.token)  # first: nothing it kept may say hello again
         await run.sandbox.stop()
-        if match_id is not None:
-            target = self.versions.stderr_path(bot, run.version.version, match_id)
-            os.replace(run.stderr_path, target)
-            self.versions.note_match(bot, run.version.version, match_id)
+        await asyncio.to_thread(self._keep_log, run, match_id)
         log.info("hosted_bot_stopped", bot=bot, version=run.version.version, match=match_id)
+
+    def _keep_log(self, run: HostedRun, match_id: str | None) -> None:
+        """(a worker thread) The run's stderr, cut to the cap, filed under its
+        match; only the newest logs of the version are kept."""
+        cut_to_cap(run.stderr_path)
+        if match_id is not None:
+            target = self.versions.stderr_path(run.version.bot, run.version.version, match_id)
+            os.replace(run.stderr_path, target)
+            self.versions.note_match(run.version.bot, run.version.version, match_id)
+        prune_stderr(run.stderr_path.parent)
 
     async def stop_all(self) -> None:
         for bot in list(self.runs):

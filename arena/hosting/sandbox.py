@@ -36,6 +36,11 @@ _CGROUP_ROOT = Path("/sys/fs/cgroup")
 _FIRST_UID = 61000  # one user id per running sandbox, above ordinary accounts
 _uids = itertools.cycle(range(_FIRST_UID, _FIRST_UID + 4000))
 _ids = itertools.count(1)
+
+
+def next_uid() -> int:
+    """A user id for one sandbox (a writable build directory is given to it)."""
+    return next(_uids)
 _SETPRIV = "/usr/bin/setpriv"
 
 
@@ -218,9 +223,10 @@ def _child_setup(procs_files: list[str], limits: SandboxLimits, limit_address_sp
 class Sandbox:
     """A running sandboxed process; ``stop()`` kills its whole tree."""
 
-    def __init__(self, spec: SandboxSpec, *, stderr: int | None = None) -> None:
+    def __init__(self, spec: SandboxSpec, *, stderr: int | None = None,
+                 uid: int | None = None) -> None:
         self.spec = spec
-        self.uid = next(_uids)
+        self.uid = uid if uid is not None else next_uid()
         self.name = f"{os.getpid()}-{next(_ids)}"
         self._stderr = stderr
         self.process: asyncio.subprocess.Process | None = None
@@ -239,8 +245,6 @@ class Sandbox:
         procs = cgroups.procs_files()
         limit_as = not cgroups.has_memory
         limits = self.spec.limits
-        if self.spec.app_writable:
-            _chown_tree(self.spec.app_dir, self.uid)
         self.process = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.DEVNULL, stdout=self._stderr or asyncio.subprocess.DEVNULL,
             stderr=self._stderr or asyncio.subprocess.DEVNULL,
@@ -277,15 +281,3 @@ class Sandbox:
                     break
                 await asyncio.sleep(0.05)
             self._cgroups.remove()
-        if self.spec.app_writable:
-            _chown_tree(self.spec.app_dir, 0)
-
-
-def _chown_tree(path: Path, uid: int) -> None:
-    for root, dirs, files in os.walk(path):
-        for name in [*dirs, *files]:
-            try:
-                os.lchown(os.path.join(root, name), uid, uid)
-            except OSError:
-                pass
-    os.lchown(path, uid, uid)

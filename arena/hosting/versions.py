@@ -189,12 +189,17 @@ class VersionStore:
         path = self.version_dir(bot, version) / "build.log"
         return path.read_text(errors="replace") if path.is_file() else ""
 
-    def stderr_path(self, bot: str, version: int, match_id: str) -> Path:
+    def stderr_file(self, bot: str, version: int, match_id: str) -> Path:
+        """Where the stderr of ``match_id`` is kept (pure: touches no file)."""
         if not _MATCH.match(match_id):
             raise HostingError(f"bad match id {match_id!r}")
-        directory = self.version_dir(bot, version) / "stderr"
-        directory.mkdir(parents=True, exist_ok=True)
-        return directory / f"{match_id}.log"
+        return self.version_dir(bot, version) / "stderr" / f"{match_id}.log"
+
+    def stderr_path(self, bot: str, version: int, match_id: str) -> Path:
+        """``stderr_file``, its directory made (for writing)."""
+        path = self.stderr_file(bot, version, match_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
 
     def note_match(self, bot: str, version: int, match_id: str) -> None:
         record = self.get(bot, version)
