@@ -125,7 +125,7 @@ async def _run_step(work: Path, recipe: BotRecipe, step: list[str], log_file,
     capped = [sys.executable, "-I", "/arena/relay.py", "--build",
               "--log-cap", str(LOG_CAP_BYTES), "--"]
     spec = SandboxSpec(command=[*capped, *interpreter_command(step)], app_dir=work,
-                       app_writable=True, network=recipe.build_needs_network,
+                       app_writable=True,
                        mounts=[*python_mounts(), Mount(RELAY, "/arena/relay.py")],
                        limits=SandboxLimits(memory_bytes=limits.memory_bytes,
                                             processes=limits.processes,

@@ -71,7 +71,6 @@ class SandboxSpec:
     app_writable: bool = False
     env: dict[str, str] = field(default_factory=dict)
     mounts: list[Mount] = field(default_factory=list)
-    network: bool = False  # builds that fetch packages share the host's network
     limits: SandboxLimits = field(default_factory=SandboxLimits)
 
 
@@ -115,9 +114,8 @@ def bwrap_argv(spec: SandboxSpec, uid: int) -> list[str]:
     argv = [bwrap_path(), "--unshare-ipc", "--unshare-pid", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session",
             "--hostname", "bot", *_system_args(), "--proc", "/proc", "--dev", "/dev",
-            "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
-    if not spec.network:
-        argv.append("--unshare-net")
+            "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
+            "--unshare-net"]  # always: builds too (no hosted code sees the host's network)
     argv += ["--bind" if spec.app_writable else "--ro-bind", str(spec.app_dir), "/bot"]
     # Directories bubblewrap makes for mount points are private to root;
     # the bot's user id must be able to walk through them.
