@@ -101,7 +101,7 @@ async def hosted_bot(runs: int, tmp: Path) -> dict[str, float]:
     await server.start_unix(socket_path)
     versions = VersionStore(tmp / "hosted")
     await submit_and_build(versions, "bench", BOT.read_bytes(), "bot.py")
-    hosted = HostedBots(versions, socket_path, server.local_token)
+    hosted = HostedBots(versions, socket_path, server.local_tokens)
     ready_sandboxed, ready_plain, pss_sandboxed, pss_plain = [], [], [], []
     for _ in range(runs):
         started = time.perf_counter()

@@ -14,11 +14,15 @@ import structlog
 
 from arena.hosting.archive import ArchiveLimits, unpack_submission
 from arena.hosting.errors import ArchiveError, BuildError, HostingError
+from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap
 from arena.hosting.presets import BotRecipe, recipe_for
-from arena.hosting.sandbox import Sandbox, SandboxLimits, SandboxSpec, python_mounts
+from arena.hosting.sandbox import (Mount, Sandbox, SandboxLimits, SandboxSpec, next_uid,
+                                   python_mounts)
+from arena.hosting.workspace import BuildDisk
 from arena.hosting.versions import BotVersion, BuildStatus, VersionStore
 
 log = structlog.get_logger("arena.hosting.build")
+RELAY = Path(__file__).with_name("relay.py")  # caps the build's output, as it does a bot's
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,8 @@ class BuildLimits:
     memory_bytes: int = 1 << 30
     processes: int = 128
     tmp_bytes: int = 512 << 20  # npm's cache lives here during the build
+    disk_bytes: int = 256 << 20  # what the build may leave in the bot's directory
+    files: int = 20_000  # files and directories it may leave there
 
 
 def interpreter_command(command: list[str]) -> list[str]:
@@ -64,55 +70,76 @@ def submit(versions: VersionStore, bot: str, data: bytes, filename: str, *,
 
 async def build(versions: VersionStore, version: BotVersion,
                 limits: BuildLimits = BuildLimits()) -> BotVersion:
-    """Build ``version`` in the sandbox; it ends ``ready`` or ``failed``."""
+    """Build ``version`` in the sandbox; it ends ``ready`` or ``failed``.
+
+    The build writes into a disk of its own (:mod:`.workspace`): bounded in
+    bytes and files, copied back clean when it is done. Its log is cut at
+    ``LOG_CAP_BYTES``. Nothing here walks the bot's files on the loop.
+    """
     if version.status is not BuildStatus.BUILDING:
         return version
     directory = versions.version_dir(version.bot, version.version)
     app = directory / "app"
+    log_path = directory / "build.log"
     started = time.monotonic()
-    with open(directory / "build.log", "wb") as log_file:
-        try:
-            recipe = recipe_for(app, version.lang)
-            version.lang, version.game = recipe.lang, recipe.game
-            for step in recipe.build:
-                await _run_step(app, recipe, step, log_file, limits)
-            version.run = recipe.run
-            version.status = BuildStatus.READY
-        except BuildError as exc:
-            version.status, version.reason = BuildStatus.FAILED, str(exc)
-            log_file.write(f"\nbuild failed: {exc}\n".encode())
-        except HostingError as exc:
-            version.status, version.reason = BuildStatus.FAILED, f"sandbox: {exc}"
+    log_file = await asyncio.to_thread(open, log_path, "wb")
+    try:
+        recipe = await asyncio.to_thread(recipe_for, app, version.lang)
+        version.lang, version.game = recipe.lang, recipe.game
+        if recipe.build:
+            uid = next_uid()
+            async with BuildDisk(directory / "work", limits.disk_bytes, limits.files,
+                                 uid) as disk:
+                await disk.fill_from(app)
+                for step in recipe.build:
+                    code = await _run_step(disk.path, recipe, step, log_file, limits, uid)
+                    disk.check()  # a full disk explains a failed step best
+                    if code != 0:
+                        raise BuildError(f"the build step {' '.join(step)!r} exited with code "
+                                         f"{code} (see the build log)")
+                await disk.copy_out(app)
+        version.run = recipe.run
+        version.status = BuildStatus.READY
+    except BuildError as exc:
+        version.status, version.reason = BuildStatus.FAILED, str(exc)
+        log_file.write(f"\nbuild failed: {exc}\n".encode())
+    except HostingError as exc:
+        version.status, version.reason = BuildStatus.FAILED, f"sandbox: {exc}"
+    finally:
+        log_file.close()
+    await asyncio.to_thread(cut_to_cap, log_path)
     version.built_at = time.time()
     version.build_seconds = round(time.monotonic() - started, 3)
-    versions.save(version)
+    await asyncio.to_thread(versions.save, version)
     log.info("build_finished", bot=version.bot, version=version.version,
              status=version.status.value, seconds=version.build_seconds, reason=version.reason)
     return version
 
 
-async def _run_step(app: Path, recipe: BotRecipe, step: list[str], log_file: BinaryIO,
-                    limits: BuildLimits) -> None:
+async def _run_step(work: Path, recipe: BotRecipe, step: list[str], log_file: BinaryIO,
+                    limits: BuildLimits, uid: int) -> int:
+    """One build step in the sandbox; its exit code. Its output (stdout and
+    stderr) reaches the log through the relay, which keeps the first
+    ``LOG_CAP_BYTES``."""
     log_file.write(f"$ {' '.join(step)}\n".encode())
     log_file.flush()
-    spec = SandboxSpec(command=interpreter_command(step), app_dir=app, app_writable=True,
-                       network=recipe.build_needs_network,
-                       mounts=python_mounts() if recipe.lang == "python" else [],
+    capped = [sys.executable, "-I", "/arena/relay.py", "--build",
+              "--log-cap", str(LOG_CAP_BYTES), "--"]
+    spec = SandboxSpec(command=[*capped, *interpreter_command(step)], app_dir=work,
+                       app_writable=True,
+                       mounts=[*python_mounts(), Mount(RELAY, "/arena/relay.py")],
                        limits=SandboxLimits(memory_bytes=limits.memory_bytes,
                                             processes=limits.processes,
                                             tmp_bytes=limits.tmp_bytes, cpu_seconds=600))
-    sandbox = Sandbox(spec, stderr=log_file.fileno())
+    sandbox = Sandbox(spec, stderr=log_file.fileno(), uid=uid)
     await sandbox.start()
     try:
-        code = await sandbox.wait(limits.wall_seconds)
+        return await sandbox.wait(limits.wall_seconds)
     except TimeoutError:
         raise BuildError(f"the build step {step[0]!r} took longer than "
                          f"{limits.wall_seconds:g} s and was stopped") from None
     finally:
         await sandbox.stop()
-    if code != 0:
-        raise BuildError(f"the build step {' '.join(step)!r} exited with code {code} "
-                         f"(see the build log)")
 
 
 async def submit_and_build(versions: VersionStore, bot: str, data: bytes, filename: str, *,

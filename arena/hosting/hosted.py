@@ -10,18 +10,20 @@ stderr goes to a file its owner can read; nobody else sees it.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Protocol
 
 import structlog
 
 from arena.hosting.builder import interpreter_command
 from arena.hosting.errors import HostingError
+from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap, prune_stderr
 from arena.hosting.sandbox import Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts
 from arena.hosting.versions import BotVersion, BuildStatus, VersionStore
 
@@ -40,6 +42,7 @@ class HostedRun:
     sandbox: Sandbox
     stderr_path: Path
     started_at: float
+    token: str  # valid while this run lives, revoked when it stops
 
     @property
     def alive(self) -> bool:
@@ -50,7 +53,7 @@ class HostedRun:
 def sandbox_spec(version: BotVersion, app: Path, socket_path: Path, token: str,
                  limits: SandboxLimits) -> SandboxSpec:
     relay = [sys.executable, "-I", "/arena/relay.py", "--port", str(INSIDE_PORT),
-             "--to", INSIDE_SOCKET, "--"]
+             "--to", INSIDE_SOCKET, "--log-cap", str(LOG_CAP_BYTES), "--"]
     return SandboxSpec(
         command=[*relay, *interpreter_command(version.run)], app_dir=app,
         env={"ARENA_HOST": "127.0.0.1", "ARENA_PORT": str(INSIDE_PORT), "ARENA_TOKEN": token,
@@ -60,44 +63,69 @@ def sandbox_spec(version: BotVersion, app: Path, socket_path: Path, token: str,
         limits=limits)
 
 
+class TokenIssuer(Protocol):
+    """The server's one-process tokens (``ArenaServer.local_tokens``)."""
+
+    def issue(self, name: str) -> str: ...
+    def revoke(self, token: str) -> None: ...
+    def revoke_bot(self, name: str) -> int: ...
+
+
 class HostedBots:
     """Starts and stops sandboxed runs of hosted bots for one arena server.
 
-    ``token_for(name)`` is the server's one-process token issuer
-    (``ArenaServer.local_token``): hosted bots authenticate like the bots the
-    arena starts itself.
+    ``tokens`` is the server's one-process token issuer: hosted bots
+    authenticate like the bots the arena starts itself, each run with a token
+    of its own that is revoked when the run stops. Removing or rotating a bot
+    (``VersionStore.retire``) stops its run and revokes every token it holds.
     """
 
-    def __init__(self, versions: VersionStore, socket_path: Path, token_for: Callable[[str], str],
+    def __init__(self, versions: VersionStore, socket_path: Path, tokens: TokenIssuer,
                  limits: SandboxLimits = SandboxLimits()) -> None:
         self.versions = versions
         self.socket_path = socket_path
-        self.token_for = token_for
+        self.tokens = tokens
         self.limits = limits
         self.runs: dict[str, HostedRun] = {}
+        versions.on_retire.append(self.retire)
+
+    def close(self) -> None:
+        """No longer told about removals (the service stopped)."""
+        if self.retire in self.versions.on_retire:
+            self.versions.on_retire.remove(self.retire)
 
     def ready_bots(self) -> list[BotVersion]:
-        found = []
-        for bot in self.versions.bots():
-            active = self.versions.active(bot)
-            if active is not None:
-                found.append(active)
-        return found
+        """Reads files: the ladder calls it off the event loop."""
+        return self.versions.ready_bots()
+
+    async def retire(self, bot: str, removed: bool) -> None:
+        """Stop ``bot``'s run and revoke every token it holds, now."""
+        await self.stop(bot)
+        revoked = self.tokens.revoke_bot(bot)
+        log.info("hosted_bot_retired", bot=bot, removed=removed, tokens=revoked)
 
     async def start(self, bot: str) -> HostedRun:
-        version = self.versions.active(bot)
+        if await asyncio.to_thread(self.versions.is_removed, bot):
+            raise HostingError(f"bot {bot!r} was removed; it no longer plays")
+        version = await asyncio.to_thread(self.versions.active, bot)
         if version is None or version.status is not BuildStatus.READY:
             raise HostingError(f"bot {bot!r} has no ready version to play")
         if bot in self.runs and self.runs[bot].alive:
             return self.runs[bot]
         app = self.versions.version_dir(bot, version.version) / "app"
         run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
-        stderr_path = self.versions.stderr_path(bot, version.version, f"run-{run_id}")
-        spec = sandbox_spec(version, app, self.socket_path, self.token_for(bot), self.limits)
-        with open(stderr_path, "wb") as stderr:
-            sandbox = Sandbox(spec, stderr=stderr.fileno())
-            await sandbox.start()
-        run = self.runs[bot] = HostedRun(version, sandbox, stderr_path, time.time())
+        stderr_path = await asyncio.to_thread(self.versions.stderr_path, bot, version.version,
+                                              f"run-{run_id}")
+        token = self.tokens.issue(bot)
+        spec = sandbox_spec(version, app, self.socket_path, token, self.limits)
+        try:
+            with open(stderr_path, "wb") as stderr:
+                sandbox = Sandbox(spec, stderr=stderr.fileno())
+                await sandbox.start()
+        except BaseException:
+            self.tokens.revoke(token)
+            raise
+        run = self.runs[bot] = HostedRun(version, sandbox, stderr_path, time.time(), token)
         log.info("hosted_bot_started", bot=bot, version=version.version, pid=sandbox.pid)
         return run
 
@@ -105,12 +133,20 @@ class HostedBots:
         run = self.runs.pop(bot, None)
         if run is None:
             return
+        self.tokens.revoke(run.token)  # first: nothing it kept may say hello again
         await run.sandbox.stop()
-        if match_id is not None:
-            target = self.versions.stderr_path(bot, run.version.version, match_id)
-            os.replace(run.stderr_path, target)
-            self.versions.note_match(bot, run.version.version, match_id)
+        await asyncio.to_thread(self._keep_log, run, match_id)
         log.info("hosted_bot_stopped", bot=bot, version=run.version.version, match=match_id)
+
+    def _keep_log(self, run: HostedRun, match_id: str | None) -> None:
+        """(a worker thread) The run's stderr, cut to the cap, filed under its
+        match; only the newest logs of the version are kept."""
+        cut_to_cap(run.stderr_path)
+        if match_id is not None:
+            target = self.versions.stderr_path(run.version.bot, run.version.version, match_id)
+            os.replace(run.stderr_path, target)
+            self.versions.note_match(run.version.bot, run.version.version, match_id)
+        prune_stderr(run.stderr_path.parent)
 
     async def stop_all(self) -> None:
         for bot in list(self.runs):

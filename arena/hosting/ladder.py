@@ -29,6 +29,7 @@ import structlog
 
 from arena.hosting.errors import HostingError
 from arena.hosting.hosted import HostedBots
+from arena.hosting.versions import BotVersion
 
 log = structlog.get_logger("arena.hosting.ladder")
 
@@ -51,6 +52,17 @@ class LadderSettings:
     recent_penalty: float = 2.0  # rating points per match played in the last window
     house_bot: str | None = None
     claim_timeout_s: float = 20.0
+
+
+@dataclass(frozen=True)
+class LadderSnapshot:
+    """What one tick of the ladder knows, read off the event loop: the
+    ratings and removed bots (from the store) and the version each hosted
+    bot plays (one small file per bot, not its whole history)."""
+
+    ratings: dict[tuple[str, str], tuple[float, float]]
+    ready: list[BotVersion]
+    removed: frozenset[str] = frozenset()
 
 
 def choose_table(entrants: list[LadderEntrant], seats: int, *, settings: LadderSettings,
@@ -97,12 +109,25 @@ class Ladder:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.finished: list[str] = []  # match ids, newest last
 
-    def entrants(self, ratings: dict[tuple[str, str], tuple[float, float]] | None = None
-                 ) -> list[LadderEntrant]:
-        ratings = ratings or {}
+    async def read_snapshot(self) -> LadderSnapshot:
+        """Store reads on the store's thread, version files on another: never
+        on the loop that times the bots."""
+        ratings, removed = await self.server.writer.read(self._store_reads)
+        ready = await asyncio.to_thread(self.hosted.ready_bots)
+        return LadderSnapshot(ratings, ready, removed)
+
+    def _store_reads(self) -> tuple[dict[tuple[str, str], tuple[float, float]], frozenset[str]]:
+        removed = frozenset(b.name for b in self.server.store.list_bots() if b.removed)
+        return self.ratings(), removed
+
+    def entrants(self, snapshot: LadderSnapshot | None = None) -> list[LadderEntrant]:
+        """Who may be seated now (``snapshot`` None: read here, for tests)."""
+        if snapshot is None:
+            snapshot = LadderSnapshot({}, self.hosted.ready_bots())
+        ratings, removed = snapshot.ratings, snapshot.removed
         found = []
-        for version in self.hosted.ready_bots():
-            if version.bot in self.playing:
+        for version in snapshot.ready:
+            if version.bot in self.playing or version.bot in removed:
                 continue
             mu, sigma = ratings.get((version.game, version.bot), (25.0, 25.0 / 3))
             last = max((t for t, names in self._recent if version.bot in names), default=0.0)
@@ -110,7 +135,7 @@ class Ladder:
                                        len(version.matches), last))
         hosted = {e.name for e in found} | self.playing
         for name, game in self.server.ladder_bots():  # remote bots that opted in
-            if name in hosted:
+            if name in hosted or name in removed:
                 continue
             mu, sigma = ratings.get((game, name), (25.0, 25.0 / 3))
             last = max((t for t, names in self._recent if name in names), default=0.0)
@@ -131,8 +156,7 @@ class Ladder:
         try:
             while True:
                 if len(self._tasks) < self.settings.max_tables:
-                    # Store reads never run on the loop that times the bots.
-                    self.start_one(await self._read_ratings())
+                    self.start_one(await self.read_snapshot())
                 await asyncio.sleep(self.settings.interval_s)
         finally:
             for task in list(self._tasks):
@@ -140,12 +164,8 @@ class Ladder:
             if self._tasks:
                 await asyncio.wait(self._tasks, timeout=5)
 
-    async def _read_ratings(self) -> dict[tuple[str, str], tuple[float, float]]:
-        return await self.server.writer.read(self.ratings)
-
-    def start_one(self, ratings: dict[tuple[str, str], tuple[float, float]] | None = None
-                  ) -> asyncio.Task[Any] | None:
-        entrants = self.entrants(ratings)
+    def start_one(self, snapshot: LadderSnapshot | None = None) -> asyncio.Task[Any] | None:
+        entrants = self.entrants(snapshot)
         games = {e.name: e.game for e in entrants}
         # At most as many as the largest table; choose_table keeps one game.
         names = choose_table(entrants, max(self.server.seats_for(None, game) for game in
@@ -157,12 +177,15 @@ class Ladder:
         seats = self.server.seats_for(None, game)
         names = names[:seats]
         self.playing.update(names)
-        task = asyncio.get_running_loop().create_task(self._play(names, seats, game))
+        hosted = {v.bot for v in (snapshot.ready if snapshot else self.hosted.ready_bots())}
+        task = asyncio.get_running_loop().create_task(
+            self._play(names, seats, game, hosted & set(names)))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _play(self, names: list[str], seats: int, game: str) -> str | None:
+    async def _play(self, names: list[str], seats: int, game: str,
+                    hosted: set[str]) -> str | None:
         from arena.server.server import PlayerSpec
 
         kind = self.settings.house_bot or self.server.spec_of(game).default_house_bot
@@ -170,7 +193,6 @@ class Ladder:
         players += [PlayerSpec(f"house-{kind}-{i + 1}", house=kind) for i in range(seats - len(names))]
         self.rng.shuffle(players)
         match_id: str | None = None
-        hosted = {v.bot for v in self.hosted.ready_bots()}
         try:
             for name in names:
                 if name in hosted:  # remote bots that opted in are connected already

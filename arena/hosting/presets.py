@@ -34,7 +34,6 @@ class BotRecipe:
     lang: str
     build: list[list[str]]
     run: list[str]
-    build_needs_network: bool = False  # npm install from the registry
     game: str = "muushig"
 
 
@@ -80,6 +79,19 @@ def _pick_entry(app: Path, candidates: tuple[str, ...], suffixes: tuple[str, ...
                      f"or set entry in {MANIFEST} (found: {', '.join(files) or 'none'})")
 
 
+def _node_dependencies(app: Path) -> bool:
+    import json
+
+    path = app / "package.json"
+    if not path.is_file():
+        return False
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BuildError(f"package.json is not valid JSON: {exc}") from None
+    return isinstance(data, dict) and bool(data.get("dependencies"))
+
+
 def recipe_for(app: Path, lang: str | None = None) -> BotRecipe:
     """The build and run commands for the unpacked bot in ``app``."""
     manifest = _manifest(app)
@@ -89,7 +101,7 @@ def recipe_for(app: Path, lang: str | None = None) -> BotRecipe:
 
     if game not in game_names():
         raise BuildError(f"{MANIFEST}: unknown game {game!r}; games: {', '.join(game_names())}")
-    return BotRecipe(recipe.lang, recipe.build, recipe.run, recipe.build_needs_network, game)
+    return BotRecipe(recipe.lang, recipe.build, recipe.run, game)
 
 
 def _recipe(app: Path, manifest: dict[str, object], lang: str | None) -> BotRecipe:
@@ -104,15 +116,14 @@ def _recipe(app: Path, manifest: dict[str, object], lang: str | None) -> BotReci
         return BotRecipe(lang, build or [["python3", "-m", "compileall", "-q", "."]],
                          run or ["python3", "-u", entry])
     if lang == "node":
-        needs_net = (app / "package.json").is_file() and not (app / "node_modules").is_dir()
-        default_build: list[list[str]] = []
-        if needs_net:
-            ci = (app / "package-lock.json").is_file()
-            default_build = [["npm", "ci" if ci else "install", "--omit=dev", "--no-audit",
-                              "--no-fund", "--no-update-notifier"]]
+        # Builds have no network, so nothing is installed from a registry and
+        # no package's lifecycle script runs: dependencies come vendored.
+        if _node_dependencies(app) and not (app / "node_modules").is_dir():
+            raise BuildError("package.json lists dependencies but the upload has no "
+                             "node_modules: builds have no network, so vendor them (run "
+                             "'npm ci --omit=dev --ignore-scripts' and upload node_modules)")
         entry = entry or _pick_entry(app, ("bot.js", "main.js", "index.js"), (".js", ".mjs"), "Node.js")
-        return BotRecipe(lang, build if build is not None else default_build,
-                         run or ["node", entry], build_needs_network=needs_net and build is None)
+        return BotRecipe(lang, build or [], run or ["node", entry])
     if lang == "c":
         sources = sorted(str(p.relative_to(app)) for p in app.rglob("*.c"))
         if not sources and build is None:

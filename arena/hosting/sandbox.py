@@ -36,6 +36,11 @@ _CGROUP_ROOT = Path("/sys/fs/cgroup")
 _FIRST_UID = 61000  # one user id per running sandbox, above ordinary accounts
 _uids = itertools.cycle(range(_FIRST_UID, _FIRST_UID + 4000))
 _ids = itertools.count(1)
+
+
+def next_uid() -> int:
+    """A user id for one sandbox (a writable build directory is given to it)."""
+    return next(_uids)
 _SETPRIV = "/usr/bin/setpriv"
 
 
@@ -66,7 +71,6 @@ class SandboxSpec:
     app_writable: bool = False
     env: dict[str, str] = field(default_factory=dict)
     mounts: list[Mount] = field(default_factory=list)
-    network: bool = False  # builds that fetch packages share the host's network
     limits: SandboxLimits = field(default_factory=SandboxLimits)
 
 
@@ -110,9 +114,8 @@ def bwrap_argv(spec: SandboxSpec, uid: int) -> list[str]:
     argv = [bwrap_path(), "--unshare-ipc", "--unshare-pid", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session",
             "--hostname", "bot", *_system_args(), "--proc", "/proc", "--dev", "/dev",
-            "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
-    if not spec.network:
-        argv.append("--unshare-net")
+            "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
+            "--unshare-net"]  # always: builds too (no hosted code sees the host's network)
     argv += ["--bind" if spec.app_writable else "--ro-bind", str(spec.app_dir), "/bot"]
     # Directories bubblewrap makes for mount points are private to root;
     # the bot's user id must be able to walk through them.
@@ -218,9 +221,10 @@ def _child_setup(procs_files: list[str], limits: SandboxLimits, limit_address_sp
 class Sandbox:
     """A running sandboxed process; ``stop()`` kills its whole tree."""
 
-    def __init__(self, spec: SandboxSpec, *, stderr: int | None = None) -> None:
+    def __init__(self, spec: SandboxSpec, *, stderr: int | None = None,
+                 uid: int | None = None) -> None:
         self.spec = spec
-        self.uid = next(_uids)
+        self.uid = uid if uid is not None else next_uid()
         self.name = f"{os.getpid()}-{next(_ids)}"
         self._stderr = stderr
         self.process: asyncio.subprocess.Process | None = None
@@ -239,8 +243,6 @@ class Sandbox:
         procs = cgroups.procs_files()
         limit_as = not cgroups.has_memory
         limits = self.spec.limits
-        if self.spec.app_writable:
-            _chown_tree(self.spec.app_dir, self.uid)
         self.process = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.DEVNULL, stdout=self._stderr or asyncio.subprocess.DEVNULL,
             stderr=self._stderr or asyncio.subprocess.DEVNULL,
@@ -277,15 +279,3 @@ class Sandbox:
                     break
                 await asyncio.sleep(0.05)
             self._cgroups.remove()
-        if self.spec.app_writable:
-            _chown_tree(self.spec.app_dir, 0)
-
-
-def _chown_tree(path: Path, uid: int) -> None:
-    for root, dirs, files in os.walk(path):
-        for name in [*dirs, *files]:
-            try:
-                os.lchown(os.path.join(root, name), uid, uid)
-            except OSError:
-                pass
-    os.lchown(path, uid, uid)

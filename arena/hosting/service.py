@@ -53,7 +53,7 @@ class HostedService:
         self._socket_dir = Path(tempfile.mkdtemp(prefix="arena-bots-"))
         self._socket_dir.chmod(0o755)
         self.socket_path = self._socket_dir / "arena.sock"
-        self.hosted = HostedBots(versions, self.socket_path, server.local_token)
+        self.hosted = HostedBots(versions, self.socket_path, server.local_tokens)
         self.ladder: Ladder | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -73,5 +73,6 @@ class HostedService:
                 await self._task
             except (asyncio.CancelledError, Exception):
                 pass
+        self.hosted.close()
         await self.hosted.stop_all()
         shutil.rmtree(self._socket_dir, ignore_errors=True)

@@ -7,6 +7,8 @@ Layout under the hosting root (``<store directory>/hosted``)::
     <bot>/v<N>/app/           the unpacked and built bot (read-only when playing)
     <bot>/v<N>/build.log      everything the build printed
     <bot>/v<N>/stderr/<match>.log   what the bot wrote to stderr in each match
+    <bot>/active              the number of the version that plays (newest ready)
+    <bot>/removed             present once the bot was removed: it never plays again
 
 Every upload is a new version; the newest ``ready`` version is the one that
 plays, earlier ones stay with their logs and results.
@@ -14,6 +16,7 @@ plays, earlier ones stay with their logs and results.
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import json
 import os
@@ -21,6 +24,7 @@ import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Awaitable, Callable
 
 from arena.hosting.errors import HostingError
 
@@ -67,6 +71,24 @@ class VersionStore:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        # Called with (bot, removed) when a bot is removed or its token rotated:
+        # whatever runs its code stops (HostedBots registers itself here).
+        self.on_retire: list[Callable[[str, bool], Awaitable[None]]] = []
+
+    async def retire(self, bot: str, *, removed: bool) -> None:
+        """The bot was removed (for good) or its token rotated: stop its code now."""
+        if removed:
+            await asyncio.to_thread(self.mark_removed, bot)
+        for hook in list(self.on_retire):
+            await hook(bot, removed)
+
+    def mark_removed(self, bot: str) -> None:
+        directory = self.bot_dir(bot)
+        if directory.is_dir():
+            (directory / "removed").touch()
+
+    def is_removed(self, bot: str) -> bool:
+        return (self.bot_dir(bot) / "removed").exists()
 
     def bot_dir(self, bot: str) -> Path:
         if not _NAME.match(bot):
@@ -96,6 +118,22 @@ class VersionStore:
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(version.to_wire(), indent=1))
         os.replace(tmp, path)
+        if version.status is BuildStatus.READY:
+            active = self._active_number(version.bot)
+            if active is None or active < version.version:
+                self._write_active(version.bot, version.version)
+
+    def _active_number(self, bot: str) -> int | None:
+        try:
+            return int((self.bot_dir(bot) / "active").read_text())
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def _write_active(self, bot: str, number: int) -> None:
+        path = self.bot_dir(bot) / "active"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(str(number))
+        os.replace(tmp, path)
 
     def get(self, bot: str, version: int) -> BotVersion:
         path = self.version_dir(bot, version) / "version.json"
@@ -121,20 +159,47 @@ class VersionStore:
         return sorted(p.name for p in self.root.iterdir() if p.is_dir() and _NAME.match(p.name))
 
     def active(self, bot: str) -> BotVersion | None:
-        """The newest ready version: the one that plays."""
+        """The newest ready version: the one that plays. One small file is
+        read (not every version's), so the ladder's cost does not grow with
+        a bot's history; a bot from before that file is scanned once."""
+        number = self._active_number(bot)
+        if number is not None:
+            try:
+                return self.get(bot, number)
+            except HostingError:
+                pass  # its directory was pruned: scan
         ready = [v for v in self.versions(bot) if v.status is BuildStatus.READY]
+        if ready:
+            self._write_active(bot, ready[-1].version)
         return ready[-1] if ready else None
+
+    def ready_bots(self) -> list[BotVersion]:
+        """The version that plays of every bot not removed (reads files: call
+        it off the event loop)."""
+        found = []
+        for bot in self.bots():
+            if self.is_removed(bot):
+                continue
+            version = self.active(bot)
+            if version is not None:
+                found.append(version)
+        return found
 
     def build_log(self, bot: str, version: int) -> str:
         path = self.version_dir(bot, version) / "build.log"
         return path.read_text(errors="replace") if path.is_file() else ""
 
-    def stderr_path(self, bot: str, version: int, match_id: str) -> Path:
+    def stderr_file(self, bot: str, version: int, match_id: str) -> Path:
+        """Where the stderr of ``match_id`` is kept (pure: touches no file)."""
         if not _MATCH.match(match_id):
             raise HostingError(f"bad match id {match_id!r}")
-        directory = self.version_dir(bot, version) / "stderr"
-        directory.mkdir(parents=True, exist_ok=True)
-        return directory / f"{match_id}.log"
+        return self.version_dir(bot, version) / "stderr" / f"{match_id}.log"
+
+    def stderr_path(self, bot: str, version: int, match_id: str) -> Path:
+        """``stderr_file``, its directory made (for writing)."""
+        path = self.stderr_file(bot, version, match_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
 
     def note_match(self, bot: str, version: int, match_id: str) -> None:
         record = self.get(bot, version)

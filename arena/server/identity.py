@@ -37,6 +37,13 @@ class OpenNames:
         self._owner_of[name] = token_hash
         self._name_of.setdefault(token_hash, name)
 
+    def release(self, name: str, token_hash: str) -> None:
+        """A local token was revoked: it no longer owns its name."""
+        if self._name_of.get(token_hash) == name:
+            del self._name_of[token_hash]
+        if self._owner_of.get(name) == token_hash:
+            del self._owner_of[name]
+
     def resolve(self, token_hash: str, requested: str | None) -> str:
         """The bot name for this token in open mode; binds it on first use."""
         owned = self._name_of.get(token_hash)

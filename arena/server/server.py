@@ -13,7 +13,6 @@ import asyncio
 import inspect
 import os
 import random
-import secrets
 import socket
 import time
 import weakref
@@ -29,6 +28,7 @@ from arena.server.admission import ConnectionCaps, FailureWindow, Refusal
 from arena.server.config import ServerConfig
 from arena.server.connection import AuthError, BotConnection, HelloRefused, Identity
 from arena.server.identity import IdentityError, OpenNames
+from arena.server.local_tokens import LocalTokens
 from arena.server.lobby import ClaimTimeoutError, Lobby
 from arena.server.matches import MatchOutcome, PlayerSpec, Service, new_match_id
 from arena.server.seats import AutopilotReason, Seat, SeatKind
@@ -74,12 +74,12 @@ class ArenaServer:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._connections: set[BotConnection] = set()
         self._lingering: weakref.WeakSet[BotConnection] = weakref.WeakSet()  # closed, still reading
-        self._local_tokens: dict[str, str] = {}  # token hash -> name, for bots we start
         self._caps = ConnectionCaps(total=config.max_connections,
                                     per_address=config.max_connections_per_address,
                                     per_token=config.max_connections_per_token)
         self._auth_failures = FailureWindow(limit=config.auth_failures_per_minute, window_s=60.0)
         self._open_names = OpenNames()
+        self.local_tokens = LocalTokens(self._open_names)  # for bots we start
         self._tcp: asyncio.base_events.Server | None = None
         self._unix: list[asyncio.base_events.Server] = []
         self.services: list[Service] = list(services or [])
@@ -172,10 +172,7 @@ class ArenaServer:
     # -- bots we start ourselves --------------------------------------------------
     def local_token(self, name: str) -> str:
         """A token valid for this process only, for a bot the arena starts."""
-        token = secrets.token_urlsafe(18)
-        self._local_tokens[hash_token(token)] = name
-        self._open_names.reserve(name, hash_token(token))  # no remote hello may take its name
-        return token
+        return self.local_tokens.issue(name)  # its name is reserved while it is valid
 
     # -- ConnectionHost -----------------------------------------------------------
     def _new_connection(self) -> BotConnection:
@@ -207,7 +204,7 @@ class ArenaServer:
                 f"hello.game {hello.game!r:.40} is not a game of this server; it plays "
                 f"{', '.join(game_names())}; connection closed"))
         token_hash = hash_token(hello.token)
-        local = self._local_tokens.get(token_hash)
+        local = self.local_tokens.bot_of(token_hash)
         if local is not None:
             identity = Identity(bot=local, token_hash=token_hash)
             if conn.counted_address is not None:  # our own bots: never refused by address

@@ -60,6 +60,7 @@ from arena.web.keys import (
     WRITER,
     RegistrationMode,
 )
+from arena.web.hosting_state import HOSTING
 from arena.web.limits import retry_after_header
 from arena.web.queries import bot_wire
 
@@ -257,6 +258,7 @@ async def rotate(request: web.Request) -> web.Response:
         raise ApiError(410, f"bot {bot.name!r} was removed")
     token = new_token()
     await store_write(request, request.app[STORE].set_token_hash, bot.name, hash_token(token))
+    await _retire_hosted(request, bot.name, removed=False)
     log.info("bot_token_rotated", bot=bot.name)
     return web.json_response({"bot": bot_wire(bot), "token": token})
 
@@ -280,9 +282,18 @@ async def remove(request: web.Request) -> web.Response:
     if (await q.run(q.get_bot, name)).removed:  # NotFoundError -> 404
         raise ApiError(410, f"bot {name!r} was removed already")
     await store_write(request, request.app[STORE].remove_bot, name)
+    await _retire_hosted(request, name, removed=True)
     log.info("bot_removed", bot=name)
     q = request.app[QUERIES]
     return web.json_response({"bot": bot_wire(await q.run(q.get_bot, name))})
+
+
+async def _retire_hosted(request: web.Request, name: str, *, removed: bool) -> None:
+    """A hosted bot's code stops and its local tokens are revoked before the
+    answer: nothing it started may keep playing (or start again, if removed)."""
+    hosting = request.app.get(HOSTING)
+    if hosting is not None:
+        await hosting.versions.retire(name, removed=removed)
 
 
 @routes.post("/api/tournaments")

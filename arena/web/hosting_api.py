@@ -10,7 +10,8 @@ failure reasons and the bot's stderr.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+import os
+from pathlib import Path
 from typing import Any
 
 import structlog
@@ -20,27 +21,19 @@ from arena.hosting.archive import ArchiveLimits
 from arena.hosting.builder import build, submit
 from arena.hosting.errors import HostingError
 from arena.hosting.presets import LANGS
-from arena.hosting.versions import BotVersion, VersionStore
+from arena.hosting.versions import BotVersion
 from arena.tournament.standings import compute_standings
 from arena.web.ladders import main_game
 from arena.web.accounts import require_bot_or_admin
 from arena.web.errors import ApiError, check_name
+from arena.web.hosting_state import HOSTING, Hosting
 from arena.web.keys import QUERIES, STORE
+
+__all__ = ["HOSTING", "Hosting", "routes", "setup"]
 
 log = structlog.get_logger(__name__)
 routes = web.RouteTableDef()
 
-
-@dataclass
-class Hosting:
-    """What the web needs of hosted bots: their versions and a place for builds."""
-
-    versions: VersionStore
-    limits: ArchiveLimits = field(default_factory=ArchiveLimits)
-    builds: set[asyncio.Task[Any]] = field(default_factory=set)
-
-
-HOSTING = web.AppKey("hosting", Hosting)
 
 
 def setup(app: web.Application, hosting: Hosting) -> None:
@@ -135,9 +128,10 @@ async def upload(request: web.Request) -> web.Response:
 async def list_versions(request: web.Request) -> web.Response:
     bot = await _bot(request)
     owner = await _is_owner(request, bot)
-    versions = request.app[HOSTING].versions.versions(bot.name)
+    store = request.app[HOSTING].versions
+    versions = await asyncio.to_thread(store.versions, bot.name)  # files: off the loop
     shown = owner_version if owner else public_version
-    active = request.app[HOSTING].versions.active(bot.name)
+    active = await asyncio.to_thread(store.active, bot.name)
     return web.json_response({"bot": bot.name, "active": active.version if active else None,
                               "versions": [shown(v) for v in versions]})
 
@@ -146,7 +140,7 @@ async def _version(request: web.Request) -> tuple[Any, BotVersion]:
     bot = await _bot(request)
     try:
         number = int(request.match_info["version"])
-        return bot, request.app[HOSTING].versions.get(bot.name, number)
+        return bot, await asyncio.to_thread(request.app[HOSTING].versions.get, bot.name, number)
     except (ValueError, HostingError):
         raise ApiError(404, f"bot {bot.name!r} has no version "
                             f"{request.match_info['version']!r}") from None
@@ -165,24 +159,53 @@ async def get_version(request: web.Request) -> web.Response:
     return web.json_response({"version": body, "standing": rows[0] if rows else None})
 
 
+MAX_TAIL_BYTES = 16 << 20
+
+
+def _read_tail(path: Path, count: int) -> bytes | None:
+    """(a worker thread) The last ``count`` bytes of ``path``, None if absent."""
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - count))
+            return handle.read(count)
+    except FileNotFoundError:
+        return None
+
+
+async def _serve_log(request: web.Request, path: Path, missing: str | None) -> web.StreamResponse:
+    """A log, streamed from its file off the loop (ranges work), or its last
+    ``?tail=N`` bytes. ``missing`` None: an absent file is an empty log."""
+    tail = request.query.get("tail")
+    if tail is not None:
+        if not tail.isdigit() or not 0 < int(tail) <= MAX_TAIL_BYTES:
+            raise ApiError(400, f"tail is a number of bytes from 1 to {MAX_TAIL_BYTES}")
+        data = await asyncio.to_thread(_read_tail, path, int(tail))
+        if data is None and missing is not None:
+            raise ApiError(404, missing)
+        return web.Response(body=data or b"", content_type="text/plain", charset="utf-8")
+    if not await asyncio.to_thread(path.is_file):
+        if missing is not None:
+            raise ApiError(404, missing)
+        return web.Response(text="", content_type="text/plain")
+    return web.FileResponse(path, headers={"Content-Type": "text/plain; charset=utf-8"})
+
+
 @routes.get("/api/bots/{name}/versions/{version}/log")
-async def build_log(request: web.Request) -> web.Response:
+async def build_log(request: web.Request) -> web.StreamResponse:
     bot, version = await _version(request)
     await require_bot_or_admin(request, bot)
-    text = request.app[HOSTING].versions.build_log(bot.name, version.version)
-    return web.Response(text=text, content_type="text/plain")
+    path = request.app[HOSTING].versions.version_dir(bot.name, version.version) / "build.log"
+    return await _serve_log(request, path, None)
 
 
 @routes.get("/api/bots/{name}/versions/{version}/stderr/{match}")
-async def match_stderr(request: web.Request) -> web.Response:
+async def match_stderr(request: web.Request) -> web.StreamResponse:
     bot, version = await _version(request)
     await require_bot_or_admin(request, bot)
+    match = request.match_info["match"]
     try:
-        path = request.app[HOSTING].versions.stderr_path(bot.name, version.version,
-                                                         request.match_info["match"])
+        path = request.app[HOSTING].versions.stderr_file(bot.name, version.version, match)
     except HostingError as exc:
         raise ApiError(404, str(exc)) from None
-    if not path.is_file():
-        raise ApiError(404, f"no stderr kept for match {request.match_info['match']!r}")
-    return web.Response(text=path.read_text(errors="replace")[-256 * 1024:],
-                        content_type="text/plain")
+    return await _serve_log(request, path, f"no stderr kept for match {match!r}")

@@ -28,7 +28,7 @@ def _standing(store: Any, bot: str, match_ids: list[str]) -> dict[str, Any] | No
 def versions_section(request: web.Request, bot: str) -> str:
     """Synchronous, like the page handler it serves: the web runs such
     handlers on a read thread, off the loop that times the bots."""
-    from arena.web.hosting_api import HOSTING
+    from arena.web.hosting_state import HOSTING
     from arena.web.keys import STORE
 
     hosting = request.app.get(HOSTING)

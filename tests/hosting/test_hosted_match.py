@@ -18,7 +18,7 @@ from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer, PlayerSpec
 from arena.server.table import TimeLimits
 from arena.storage.sqlite import SqliteStore
-from tests.hosting.conftest import needs_sandbox
+from tests.hosting.conftest import Arena, needs_sandbox
 
 pytestmark = needs_sandbox
 
@@ -35,40 +35,6 @@ def tar_of(directory: Path, *, skip: tuple[str, ...] = ()) -> bytes:
                 continue
             archive.add(path, arcname=f"bot/{rel}", recursive=False)
     return buffer.getvalue()
-
-
-class Arena:
-    def __init__(self, server: ArenaServer, versions: VersionStore, hosted: HostedBots,
-                 store: SqliteStore) -> None:
-        self.server, self.versions, self.hosted, self.store = server, versions, hosted, store
-
-    async def play(self, bot: str, limits: TimeLimits | None = None) -> Any:
-        await self.hosted.start(bot)
-        players = [PlayerSpec(bot)] + [PlayerSpec(f"house-random-{i}", house="random")
-                                       for i in range(1, 5)]
-        try:
-            return await self.server.play_match(players, claim_timeout_s=15, limits=limits)
-        finally:
-            await self.hosted.stop(bot)
-
-
-@pytest.fixture
-async def arena(tmp_path: Path) -> AsyncIterator[Arena]:
-    db = tmp_path / "arena.db"
-    store = SqliteStore(str(db))
-    server = ArenaServer(ServerConfig(host="127.0.0.1", port=0, http_port=None, db=str(db),
-                                      house_wait_s=None, decision_ms=3000, bank_ms=2000), store)
-    await server.start()
-    socket_path = tmp_path / "bots.sock"
-    await server.start_unix(socket_path)
-    versions = VersionStore(tmp_path / "hosted")
-    hosted = HostedBots(versions, socket_path, server.local_token)
-    try:
-        yield Arena(server, versions, hosted, store)
-    finally:
-        await hosted.stop_all()
-        await server.stop()
-        store.close()
 
 
 async def test_a_python_bot_builds_and_plays_a_full_match(arena: Arena) -> None:
