@@ -10,9 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import shlex
-import shutil
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -79,20 +77,13 @@ def parse_players(specs: list[str], seats: int, house_kinds: Sequence[str] = (),
 
 
 def check_command(name: str, command: list[str], cwd: Path | None = None) -> None:
-    """Refuse, before anything starts, a bot command that cannot run."""
-    from arena.server.local_bots import resolve_command
+    """Refuse, before anything starts, a bot command that cannot run: a
+    program that is not there, or an interpreter's script that is not."""
+    from arena.server.local_bots import command_problem
 
-    program = resolve_command(command)[0]
-    if "/" in program:
-        path = Path(program) if cwd is None or Path(program).is_absolute() else cwd / program
-        if not path.exists():
-            raise UserError(f"player {name!r}: {program!r} not found (no such file)")
-        if not path.is_file() or not os.access(path, os.X_OK):
-            raise UserError(f"player {name!r}: {program!r} is not an executable file "
-                            f"(chmod +x it, or start it with its interpreter)")
-    elif shutil.which(program) is None:
-        raise UserError(f"player {name!r}: command {program!r} not found on PATH "
-                        "(install it, or give its path)")
+    problem = command_problem(name, command, cwd, who="player")
+    if problem is not None:
+        raise UserError(problem)
 
 
 def run_match_command(args: argparse.Namespace) -> int:
