@@ -11,10 +11,12 @@ import argparse
 import asyncio
 import contextlib
 import shlex
+import shutil
+import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-from arena.cli_errors import CommandFailed, UserError
+from arena.cli_errors import CommandFailed, UserError, existing_store_path
 from arena.cli_options import add_command, server_config, server_options
 from arena.cli_output import format_result, format_result_columns
 from arena.games import game_names
@@ -105,6 +107,7 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
     from arena.app import Arena
     from arena.server.server import PlayerSpec
     from arena.storage import open_store
+    from arena.tournament.runner import bot_log_dir
 
     store = open_store(config.db)
     try:
@@ -122,7 +125,12 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
     except BaseException:
         store.close()
         raise
-    local = LocalBots()
+    # Each started bot's output is kept per match beside a file store, where
+    # `arena logs BOT --db FILE` finds it (an in-memory store's folder is
+    # temporary: what matters of it is shown when something goes wrong).
+    log_dir = bot_log_dir(store)
+    kept = existing_store_path(config.db) is not None
+    local = LocalBots(log_dir)
     await arena.start()
     try:
         for name, house, command in players:
@@ -144,8 +152,15 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
         await local.stop()
         await arena.stop()
         store.close()
+        if not kept:
+            shutil.rmtree(log_dir, ignore_errors=True)
+    where = (lambda name: f"arena logs {name} --db {config.db}") if kept else None
     if outcome.result is None:
-        raise CommandFailed(f"match {outcome.match_id} aborted: {outcome.aborted}")
+        raise CommandFailed(aborted_text(outcome.match_id, outcome.aborted, server.spec.name,
+                                         list(local.bots.values()), where))
+    for bot in local.bots.values():
+        if bot.crashes:
+            print(f"arena match: warning: {crashed_text(bot, where)}", file=sys.stderr)
     columns = server.spec.extra.get("web", {}).get("result_columns")
     if columns and not _has_round_table(outcome.result):
         print(format_result_columns(outcome.match_id, outcome.players, outcome.result, columns))
@@ -173,6 +188,46 @@ async def _first_bot_dead_before_seating(play: asyncio.Future[Any], server: Any,
                 return bot
         await asyncio.sleep(_BOT_WATCH_S)
     return None
+
+
+def _last_lines(lines: list[str]) -> str:
+    shown = [line for line in lines if line.strip()][-_STDERR_LINES:]
+    if not shown:
+        return " (it wrote nothing)"
+    return "; the last lines it wrote:\n" + "\n".join(f"  | {line}" for line in shown)
+
+
+def aborted_text(match_id: str, reason: str | None, game: str, bots: list[Any],
+                 where: Callable[[str], str] | None) -> str:
+    """Why a match was aborted, and for each bot the arena started what it
+    wrote last: the first thing its author needs."""
+    from arena.server.session import NOT_PLAYED
+
+    text = f"match {match_id} aborted: {reason}"
+    for bot in bots:
+        text += "\n"
+        if reason == NOT_PLAYED:
+            text += f"bot {bot.name!r} answered none of its {game} requests"
+            if game != "muushig":
+                # The usual cause: a Muushig bot, whose hello names no game.
+                text += (f" (a Muushig bot? A {game} bot names the game in its hello, "
+                         f'"game": "{game}"; arena check-bot --game {game} -- COMMAND '
+                         "shows what it gets wrong)")
+        else:
+            text += f"bot {bot.name!r}"
+        text += _last_lines(bot.recent_output or bot.stderr_tail)
+        if where is not None:
+            text += f"\n  (all of it: {where(bot.name)})"
+    return text
+
+
+def crashed_text(bot: Any, where: Callable[[str], str] | None) -> str:
+    text = (f"bot {bot.name!r} exited {bot.crashes} time(s) during the match (last exit code "
+            f"{bot.last_exit_code}; autopilot played its seat meanwhile)")
+    text += _last_lines(bot.stderr_tail)
+    if where is not None:
+        text += f"\n  (all of it: {where(bot.name)})"
+    return text
 
 
 def _bot_died(bot: Any) -> str:

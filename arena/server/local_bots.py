@@ -244,6 +244,9 @@ class LocalBot:
     # The last exit: its code and the last lines it wrote (stdout and stderr).
     exit_code: int | None = None
     stderr_tail: list[str] = field(default_factory=list)
+    # The last lines it wrote while running, kept as they come, so that a
+    # bot that is still running but misbehaves can be shown too.
+    recent_output: list[str] = field(default_factory=list)
     router: LogRouter | None = None
     log_dir: Path | None = None
     node: str | None = None  # names its process record (process_file)
@@ -287,6 +290,7 @@ class LocalBot:
             if self.router is not None:
                 self.router.write(chunk)
             tail = (tail + chunk.splitlines())[-20:]
+            self.recent_output = [line.decode("utf-8", "replace") for line in tail]
         return tail
 
     async def _watch(self) -> None:
