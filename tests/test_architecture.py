@@ -6,7 +6,7 @@ ones below, never from one above:
 
 0. **base** -- ``protocol`` (the wire, the SDK), ``arena.games`` (the rules),
    ``arena.auth`` (token hashes), ``arena.logs`` (log set-up),
-   ``arena.metrics`` (counters), ``arena.collector`` (the garbage
+   ``arena.metrics`` (counters), ``arena.options`` (option value types), ``arena.collector`` (the garbage
    collector of a serving process), ``arena.records`` (events as stored
    text), ``arena.pure`` (compiled modules or their sources).
 1. **storage** -- ``arena.storage`` (stores, the writer, the deal keys on
@@ -36,11 +36,13 @@ MAX_LINES = 500
 LAYERS: dict[str, int] = {
     "protocol": 0, "arena.games": 0, "arena.auth": 0, "arena.logs": 0,
     "arena.metrics": 0, "arena.collector": 0, "arena.records": 0, "arena.pure": 0,
+    "arena.options": 0,
     "arena.storage": 1, "arena.live": 1, "arena.live_bridge": 1,
     "arena.server": 2,
     "arena.tournament": 3, "arena.hosting": 3,
     "arena.web": 4, "arena.app": 4, "arena.cli": 4, "arena.cli_errors": 4,
-    "arena.cli_output": 4, "arena.checkbot": 4,
+    "arena.cli_output": 4, "arena.cli_options": 4, "arena.cli_match": 4, "arena.cli_bots": 4,
+    "arena.checkbot": 4,
     "arena": 4,  # the package itself (its __init__)
 }
 

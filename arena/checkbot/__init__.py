@@ -20,6 +20,7 @@ import sys
 from arena.checkbot.games import GAMES
 from arena.checkbot.report import CheckResult, Report, Verdict
 from arena.checkbot.runner import DEFAULT_CHECK_TIMEOUT_S, DEFAULT_NAME, DEFAULT_TOKEN, check_bot
+from arena.options import at_least, port, seconds
 
 __all__ = ["CheckResult", "Report", "Verdict", "add_arguments", "check_bot", "run_from_args"]
 
@@ -29,16 +30,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the game the bot plays (its hello must name it, except muushig)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address the checker listens on; the bot gets it as ARENA_HOST")
-    parser.add_argument("--port", type=int, default=None,
+    parser.add_argument("--port", type=port, default=None,
                         help="port the checker listens on (0: a free one, printed); the bot gets "
                              "it as ARENA_PORT (default: a free port, not printed)")
-    parser.add_argument("--timeout", type=float, default=15.0,
+    parser.add_argument("--timeout", type=seconds(positive=True), default=15.0,
                         help="seconds the bot may take to connect or reconnect")
-    parser.add_argument("--check-timeout", type=float, default=DEFAULT_CHECK_TIMEOUT_S,
+    parser.add_argument("--check-timeout", type=seconds(positive=True), default=DEFAULT_CHECK_TIMEOUT_S,
                         help="seconds any one check may take before it fails")
-    parser.add_argument("--deadline-ms", type=int, default=2000,
+    parser.add_argument("--deadline-ms", type=at_least(1, " ms"), default=2000,
                         help="deadline_ms of the ordinary requests")
-    parser.add_argument("--short-deadline-ms", type=int, default=400,
+    parser.add_argument("--short-deadline-ms", type=at_least(1, " ms"), default=400,
                         help="deadline_ms of the short-deadline check")
     parser.add_argument("--token", default=DEFAULT_TOKEN, help="the ARENA_TOKEN given to the bot")
     parser.add_argument("--name", default=DEFAULT_NAME, help="the ARENA_NAME given to the bot")

@@ -15,6 +15,7 @@ from arena.hosting.errors import HostingError
 from arena.hosting.presets import LANGS
 from arena.hosting.service import hosting_root
 from arena.hosting.versions import VersionStore
+from arena.options import at_least, seconds
 
 
 def add_bot_commands(bots_sub: argparse._SubParsersAction, add: Any) -> None:
@@ -36,7 +37,7 @@ def add_bot_commands(bots_sub: argparse._SubParsersAction, add: Any) -> None:
     p.set_defaults(func=cmd_versions)
     p = add(bots_sub, "build-log", help="print a version's build log")
     p.add_argument("name", help="a registered bot")
-    p.add_argument("--version", type=int, default=None, help="default: the newest")
+    p.add_argument("--version", type=at_least(1), default=None, help="default: the newest")
     p.add_argument("--db", default="arena.db", help="the arena's store (default: %(default)s)")
     p.set_defaults(func=cmd_build_log)
 
@@ -44,10 +45,10 @@ def add_bot_commands(bots_sub: argparse._SubParsersAction, add: Any) -> None:
 def add_serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--hosted", action="store_true",
                        help="run submitted bots in sandboxes and keep them playing on the ladder")
-    serve.add_argument("--ladder-interval", type=float, default=2.0, metavar="S",
+    serve.add_argument("--ladder-interval", type=seconds(positive=True), default=2.0, metavar="S",
                        help="with --hosted: start a ladder match at most every S seconds "
                             "(default: %(default)s)")
-    serve.add_argument("--ladder-tables", type=int, default=2, metavar="N",
+    serve.add_argument("--ladder-tables", type=at_least(1), default=2, metavar="N",
                        help="with --hosted: ladder matches at once (default: %(default)s)")
 
 

@@ -79,22 +79,63 @@ def resolve_command(command: list[str]) -> list[str]:
     return list(command)
 
 
-def command_problem(name: str, command: list[str], cwd: Path | None) -> str | None:
-    """Why ``command`` cannot start (None if it can), in one line."""
-    if not command:
-        return f"entrant {name!r}: empty command"
-    if cwd is not None and not cwd.is_dir():
-        return f"entrant {name!r}: working directory {cwd} does not exist"
-    program = resolve_command(command)[0]
-    if "/" in program:
-        path = Path(program) if Path(program).is_absolute() else (cwd or Path.cwd()) / program
-        if not path.is_file():
-            return f"entrant {name!r}: command {program} does not exist"
-        if not os.access(path, os.X_OK):
-            return f"entrant {name!r}: command {program} is not executable (chmod +x it)"
+# Interpreters whose first plain argument is a script file: options that
+# run code without a script (``python -m``, ``node -e``), and options that
+# take the next word as their value (so it is not the script).
+_INTERPRETERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "python": (frozenset({"-m", "-c"}), frozenset({"-W", "-X"})),
+    "node": (frozenset({"-e", "--eval", "-p", "--print", "-i", "--interactive"}),
+             frozenset({"-r", "--require", "--import", "--loader"})),
+    "ruby": (frozenset({"-e"}), frozenset({"-r", "-I"})),
+    "perl": (frozenset({"-e", "-E"}), frozenset({"-I", "-M"})),
+    "bash": (frozenset({"-c"}), frozenset({"-o"})),
+    "sh": (frozenset({"-c"}), frozenset({"-o"})),
+}
+
+
+def script_of(command: list[str]) -> str | None:
+    """The script file an interpreter command runs (``python bot.py`` ->
+    ``bot.py``), or None when it runs none or is not an interpreter we know."""
+    program = Path(command[0]).name if command else ""
+    family = "python" if program.startswith("python") or program == Path(sys.executable).name else \
+        "node" if program in ("node", "nodejs") else program
+    if family not in _INTERPRETERS:
         return None
-    if shutil.which(program) is None:
-        return f"entrant {name!r}: command {program!r} is not found on PATH"
+    inline, valued = _INTERPRETERS[family]
+    words = iter(command[1:])
+    for word in words:
+        if word in inline or word == "-":
+            return None
+        if word in valued:
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def command_problem(name: str, command: list[str], cwd: Path | None, who: str = "entrant") -> str | None:
+    """Why ``command`` cannot start (None if it can), in one line: a program
+    that is not there, and an interpreter's script that is not there (else
+    the bot would be restarted for a whole tournament, each time saying
+    only "can't open file")."""
+    if not command:
+        return f"{who} {name!r}: empty command"
+    if cwd is not None and not cwd.is_dir():
+        return f"{who} {name!r}: working directory {cwd} does not exist"
+    program = resolve_command(command)[0]
+    base = cwd or Path.cwd()
+    if "/" in program:
+        path = Path(program) if Path(program).is_absolute() else base / program
+        if not path.is_file():
+            return f"{who} {name!r}: command {program} does not exist"
+        if not os.access(path, os.X_OK):
+            return f"{who} {name!r}: command {program} is not executable (chmod +x it)"
+    elif shutil.which(program) is None:
+        return f"{who} {name!r}: command {program!r} is not found on PATH"
+    script = script_of(command)
+    if script is not None and not (base / script).is_file():
+        return (f"{who} {name!r}: {command[0]} would run {script!r}, which does not exist in "
+                f"{base} (check the command and the working directory)")
     return None
 
 
@@ -205,6 +246,9 @@ class LocalBot:
     # The last exit: its code and the last lines it wrote (stdout and stderr).
     exit_code: int | None = None
     stderr_tail: list[str] = field(default_factory=list)
+    # The last lines it wrote while running, kept as they come, so that a
+    # bot that is still running but misbehaves can be shown too.
+    recent_output: list[str] = field(default_factory=list)
     router: LogRouter | None = None
     log_dir: Path | None = None
     node: str | None = None  # names its process record (process_file)
@@ -251,6 +295,7 @@ class LocalBot:
             if self.router is not None:
                 self.router.write(chunk)
             tail = (tail + chunk.splitlines())[-20:]
+            self.recent_output = [line.decode("utf-8", "replace") for line in tail]
         return tail
 
     async def _watch(self) -> None:

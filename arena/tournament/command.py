@@ -17,8 +17,10 @@ from typing import Any, Callable
 
 import structlog
 
+from arena.options import at_least, seconds
 from arena.server.config import ServerConfig
 from arena.server.local_bots import EntrantCommandError, check_commands
+from arena.server.workers import worker_count
 from arena.storage.base import NotFoundError, TournamentStatus
 from arena.tournament.errors import TournamentError
 from arena.tournament.outcome import Outcome, print_interrupted
@@ -48,7 +50,7 @@ def add_tournament_options(p: argparse.ArgumentParser) -> None:
                    help="after the schedule, play more deck sets until every bot is "
                         "significantly ahead of the next (docs/tournaments.md), at most "
                         "--max-extra-matches more")
-    p.add_argument("--max-extra-matches", type=int, default=None, metavar="N",
+    p.add_argument("--max-extra-matches", type=at_least(1), default=None, metavar="N",
                    help="cap on the matches --until-separated may add "
                         f"(default: {DEFAULT_MAX_EXTRA_MATCHES})")
     p.add_argument("--secret", default=None, metavar="HEX",
@@ -59,11 +61,11 @@ def add_tournament_options(p: argparse.ArgumentParser) -> None:
                    help="share the tournament with other nodes on the same --db: this node "
                         "claims slots from the shared queue (default: $ARENA_NODE; without "
                         "a name the tournament is played by this process alone)")
-    p.add_argument("--lease", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--lease", type=seconds(positive=True), default=None, metavar="SECONDS",
                    help="with --node: how long a claimed slot stays this node's without a "
                         "renewal; a dead node's slots are replayed after it "
                         "(default: 30)")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
+    p.add_argument("--workers", type=worker_count, default=1, metavar="N",
                    help="play on N processes at once, each with its own copies of the "
                         "entrants (every entrant needs a command); the slots are shared as "
                         "between nodes, each played once (default: 1, this process)")

@@ -387,14 +387,9 @@ class TournamentRunner:
             absent, crashed = self.absent.get(name, 0), crashes.get(name, 0)
             if not absent and not crashed:
                 continue
-            parts = []
-            if absent:
-                parts.append(f"{absent} match(es) played by autopilot (not connected)")
-            if crashed:
-                bot = self.local.bots[name]
-                parts.append(f"exited {crashed} time(s), last exit code {bot.last_exit_code}")
-            where = f"; output: arena logs {name}" if name in self.local.bots else ""
-            lines.append(f"{name}: " + ", ".join(parts) + where)
+            bot = self.local.bots.get(name)
+            lines.append(fault_line(name, absent, crashed, bot.last_exit_code if bot else None,
+                                    bot.stderr_tail if bot and crashed else [], local=bot is not None))
         return lines
 
     def _report(self, done: int, total: int) -> None:
@@ -406,6 +401,26 @@ class TournamentRunner:
 def _free(busy: set[str], names: set[str], _task: asyncio.Task[Any]) -> None:
     """A slot's task is done: its remote entrants may play another slot."""
     busy.difference_update(names)
+
+
+FAULT_TAIL_LINES = 4  # of a crashed entrant's output, under its fault line
+
+
+def fault_line(name: str, absent: int, crashed: int, exit_code: int | None, tail: list[str], *,
+               local: bool) -> str:
+    """What the organiser reads about an entrant that could not always play:
+    how often, and for a bot that exited, the last lines it wrote (the
+    "can't open file" or the import error that says why)."""
+    parts = []
+    if absent:
+        parts.append(f"{absent} match(es) played by autopilot (not connected)")
+    if crashed:
+        parts.append(f"exited {crashed} time(s), last exit code {exit_code}")
+    text = f"{name}: " + ", ".join(parts) + (f"; output: arena logs {name}" if local else "")
+    shown = [line for line in tail if line.strip()][-FAULT_TAIL_LINES:]
+    if shown:
+        text += "; its last output:\n" + "\n".join(f"  | {line}" for line in shown)
+    return text
 
 
 def standings_rows(store: Store, tid: str) -> list[Any]:

@@ -7,10 +7,12 @@ late        answers every request just after its deadline
 noreconnect plays well but exits when the connection drops
 idonly      plays well but keys requests by id alone (ignores an error's match)
 oneshot     plays well but leaves after its first match_end, unasked
-overstay    declares hello.max_matches but never leaves by itself
+waitbye     declares hello.max_matches and waits for the server's bye after them
+early       declares hello.max_matches but leaves after its first match
+nomax       ignores ARENA_MAX_MATCHES (no max_matches in its hello)
 
 With ARENA_MAX_MATCHES set, the bot announces it in its hello and says bye
-after that many match_end messages (except in mode overstay).
+after that many match_end messages (except in modes waitbye, early, nomax).
 """
 
 import json
@@ -45,6 +47,8 @@ def session(sock: socket.socket, lines) -> str:
         return "bye"
     hello = {"type": "hello", "protocol": 1, "token": os.environ["ARENA_TOKEN"], "name": os.environ["ARENA_NAME"]}
     max_matches = int(os.environ["ARENA_MAX_MATCHES"]) if os.environ.get("ARENA_MAX_MATCHES") else None
+    if MODE == "nomax":
+        max_matches = None
     if max_matches is not None:
         hello["max_matches"] = max_matches
     send(sock, hello)
@@ -57,7 +61,7 @@ def session(sock: socket.socket, lines) -> str:
             return "bye"
         if kind == "match_end":
             ended += 1
-            if (MODE == "oneshot" and message["match"] == "check-a") or (max_matches is not None and ended >= max_matches and MODE != "overstay"):
+            if (MODE == "oneshot" and message["match"] == "check-a") or (max_matches is not None and ended >= (1 if MODE == "early" else max_matches) and MODE != "waitbye"):
                 send(sock, {"type": "bye"})
                 return "bye"
         if kind == "request":

@@ -112,12 +112,30 @@ async def test_a_bot_that_leaves_after_one_match_unasked_fails_reseating():
     assert "second match_start" in report.result("reseat").message
 
 
-async def test_a_bot_that_declares_max_matches_must_leave_after_them():
+async def test_a_bot_that_says_bye_itself_after_max_matches_passes():
     good = await check_bot(fake("good"), timeout_s=10)
     assert "left by itself after 2 matches" in good.result("max_matches").message
-    report = await check_bot(fake("overstay"), timeout_s=10)
+
+
+async def test_a_bot_that_waits_for_the_servers_bye_after_max_matches_passes():
+    # Protocol §7: after the N-th match_end the server sends bye; a bot may wait for it.
+    report = await check_bot(fake("waitbye"), timeout_s=10)
+    assert report.failed_names() == [] and report.warned_names() == [], report.render(symbols=False)
+    assert "the checker said bye as a server does" in report.result("max_matches").message
+
+
+async def test_a_bot_that_leaves_before_its_max_matches_fails():
+    report = await check_bot(fake("early"), timeout_s=10)
     assert report.failed_names() == ["max_matches"], report.render(symbols=False)
-    assert "max_matches 2" in report.result("max_matches").message
+    assert "announced max_matches 2 but left after 1" in report.result("max_matches").message
+
+
+async def test_a_bot_that_ignores_arena_max_matches_is_warned():
+    report = await check_bot(fake("nomax"), timeout_s=10)
+    assert report.failed_names() == [], report.render(symbols=False)
+    assert report.warned_names() == ["max_matches"]
+    assert "ARENA_MAX_MATCHES=2" in report.result("max_matches").message
+    assert report.exit_code == 0
 
 
 async def test_a_sdk_bot_leaves_after_max_matches():

@@ -112,3 +112,22 @@ def test_a_tournament_entrant_whose_command_does_not_exist(capsys, server_args, 
     assert main(["tournament", str(path), *server_args]) == 2
     line = one_line_error(capsys)
     assert "no-such-bot-command-x" in line
+
+
+def test_a_tournament_entrant_whose_script_does_not_exist(capsys, server_args, tmp_path):
+    # Caught before the first match, not after minutes of restarts.
+    path = tmp_path / "cup.toml"
+    path.write_text('name = "cup"\n[[entrant]]\nname = "a"\ncommand = ["python", "nosuch.py"]\n'
+                    '[[entrant]]\nname = "b"\ncommand = ["python", "-u", "nosuch2.py", "--fast"]\n')
+    assert main(["tournament", str(path), *server_args]) == 2
+    err = capsys.readouterr().err
+    assert "'a'" in err and "'nosuch.py'" in err and "does not exist" in err
+    assert "'b'" in err and "'nosuch2.py'" in err
+    assert "Traceback" not in err
+
+
+def test_a_match_player_whose_script_does_not_exist(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["match", "me=python nosuch.py"]) == 2
+    line = one_line_error(capsys)
+    assert "'me'" in line and "'nosuch.py'" in line and "does not exist" in line

@@ -55,11 +55,12 @@ def test_info_logs_go_to_a_file_while_a_bar_is_shown(tmp_path, capsys):
     assert [w["event"] for w in written] == ["quiet_line", "loud_line"]
 
 
-def test_a_tournament_on_a_terminal_logs_next_to_its_store():
+def test_a_tournament_on_a_terminal_logs_next_to_its_store(tmp_path):
     from arena.cli import _parser, tournament_log_file
 
-    args = _parser().parse_args(["tournament", "cup.toml", "--db", "data/cup.db"])
-    assert str(tournament_log_file(args, terminal=True)) == "data/cup.log"
+    (tmp_path / "data").mkdir()
+    args = _parser().parse_args(["tournament", "cup.toml", "--db", str(tmp_path / "data" / "cup.db")])
+    assert tournament_log_file(args, terminal=True) == tmp_path / "data" / "cup.log"
     assert tournament_log_file(args, terminal=False) is None
     debug = _parser().parse_args(["--log-level", "debug", "tournament", "cup.toml"])
     assert tournament_log_file(debug, terminal=True) is None
