@@ -3,8 +3,8 @@
 A test marked ``source_only`` replaces a function or class member of a
 per-decision module (to count calls, or to subclass a session). Compiled
 code calls those directly, so the patch would not be seen: on a compiled
-install such a test is skipped, and ``scripts/test`` runs it again with
-``ARENA_PURE_PYTHON=1`` (see ``tests/test_compiled.py``).
+install such a test is skipped here, and runs in the same pytest run on
+the sources (``test_the_sources_pass`` in ``tests/test_compiled.py``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     import arena.server.session  # noqa: F401 - one hot module loaded decides for all
     if not arena.pure.compiled_modules():
         return
-    skip = pytest.mark.skip(reason="patches a compiled module; scripts/test runs it "
-                                   "with ARENA_PURE_PYTHON=1")
+    skip = pytest.mark.skip(reason="patches a compiled module; runs on the sources in "
+                                   "test_compiled.py::test_the_sources_pass")
     for item in items:
         if item.get_closest_marker("source_only") is not None:
             item.add_marker(skip)

@@ -3,10 +3,14 @@
 ``setup.py`` compiles the modules it names with mypyc; a failed build
 leaves the sources in charge, and ``ARENA_PURE_PYTHON=1`` makes a compiled
 install import the sources (``arena.pure``). Both paths must play the
-same matches: the whole suite runs on the install as built, and
-``scripts/test`` runs the Muushig rules, server and golden tests again on the
-sources. ``ARENA_REQUIRE_COMPILED=1`` (as in CI) makes a missing build a
-failure here instead of a skip.
+same matches, in one pytest run (as aiohttp tests its C and Python
+parsers behind one switch): the whole suite runs on the install as built,
+and :func:`test_the_sources_pass` runs the Muushig rules, server and
+golden tests on the sources too, one subprocess per directory (a process
+imports either path, never both: compiled classes call each other
+directly). On a pure-Python install the whole run is on the sources
+already, and says so by a skip. ``ARENA_REQUIRE_COMPILED=1`` (as in CI)
+makes a missing build a failure here instead of a skip.
 """
 
 from __future__ import annotations
@@ -187,3 +191,32 @@ def test_a_stale_build_runs_the_sources_with_a_warning(tmp_path):
     compiled, messages = json.loads(out)
     assert compiled == []
     assert any("arena/server/session.py changed since the compiled build" in m for m in messages)
+
+
+# The tests run again on the sources when the build is compiled: the rules
+# and everything the compiled table runs, and the ``source_only`` tests,
+# which the compiled run skips. (The crash-restart test's subject is the
+# store, not the path.)
+SOURCE_SUITES = {
+    "muushig-rules": ["tests/games/muushig"],
+    "server": ["tests/server", "--ignore=tests/server/test_crash_restart.py"],
+    "golden": ["tests/golden"],
+}
+
+
+def _runs_compiled() -> bool:
+    import arena.server.session  # noqa: F401 - one hot module loaded decides for all
+    return bool(arena.pure.compiled_modules())
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("suite", sorted(SOURCE_SUITES))
+def test_the_sources_pass(suite: str) -> None:
+    if not _runs_compiled():
+        pytest.skip("this run imports the sources: every test here runs on them already")
+    env = {**os.environ, arena.pure.ENV: "1"}
+    env.pop("PYTEST_XDIST_WORKER", None)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           *SOURCE_SUITES[suite]],
+                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=880)
+    assert done.returncode == 0, f"on the sources, {suite}:\n{done.stdout[-6000:]}"

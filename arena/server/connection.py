@@ -1,12 +1,13 @@
-"""One bot connection: bytes → frames → messages, and the handshake.
+"""One bot connection: the asyncio side of the sans-IO bot link.
 
-This is the thin asyncio adapter around the sans-IO codec. It knows nothing
-about tables or games: it asks its :class:`ConnectionHost` (the server)
-whether it may stay once its peer is known, who its ``hello`` speaks for,
-hands it every ``action``, and tells it when the connection is gone.
-Everything that can grow is bounded here: frame size and nesting (by the
-decoder), messages per second (a token bucket), and the outgoing buffer (a
-reader that falls too far behind is dropped).
+The rules -- handshake, rate limit, hello and idle deadlines, what closes
+-- are :class:`arena.server.link.BotLink`'s, which this class feeds the
+bytes it reads and the time, and whose answers it carries out: bytes to
+write, a close, messages for its :class:`ConnectionHost` (the server),
+which decides whether it may stay once its peer is known, who its
+``hello`` speaks for, gets every ``action``, and hears when the connection
+is gone. The outgoing buffer is bounded here, by the transport's own
+count (a reader that falls too far behind is dropped).
 
 Every close the server decides on is preceded by an ``error`` saying why
 (or ``bye``), and is a *lingering* close: the server half-closes after the
@@ -25,13 +26,14 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import structlog
 
+from arena.server.action_frame import PlainAction
 from arena.server.admission import Refusal
 from arena.server.errors import ServerError
-from arena.server.inbound import plain_actions
-from protocol.codec import Decoder, Encoding, encode
-from protocol.errors import ErrorCode, FrameError, ProtocolError, UnknownTypeError
-from protocol.messages import (PROTOCOL_VERSION, Bye, Error, Hello, Welcome,
-                               action_fields, parse_bot_message)
+from arena.server.link import (BotLink, CameAlive, Close, HelloReceived, LinkEvent,
+                               LinkLimits, Send)
+from protocol.codec import Encoding, encode
+from protocol.errors import ErrorCode
+from protocol.messages import Bye, Error, Hello
 
 if TYPE_CHECKING:
     from arena.metrics import Metrics
@@ -44,10 +46,6 @@ _ids = itertools.count(1)
 # this many (a crowd being refused), close at once rather than hold sockets.
 MAX_LINGERING = 1024
 _lingering = 0
-
-# Messages credited to the bucket per request sent: its answer, and one
-# retry after ``illegal_action``.
-REQUEST_CREDIT = 2
 
 
 class AuthError(ServerError):
@@ -88,27 +86,27 @@ class ConnectionHost(Protocol):
 class BotConnection(asyncio.Protocol):
     """One bot's TCP (or Unix socket) connection, from hello to close.
 
-    It frames and decodes what the bot sends (JSON lines or msgpack), holds
-    the bot to the hello deadline, the rate limit and the write buffer cap,
-    answers its protocol mistakes with ``error`` messages, and hands what is
-    left -- a ready bot, its actions, its leaving -- to its
+    It moves bytes between the socket and its :class:`BotLink`, arms the
+    link's hello deadline, and hands what the link lets through -- a hello,
+    actions, a bot come back to life, its leaving -- to its
     :class:`ConnectionHost` (the server). It never decides about matches.
     """
 
     def __init__(self, host: ConnectionHost, *, hello_timeout_s: float, max_write_buffer: int,
                  rate_per_s: float, rate_burst: int, rate_strikes: int, server_name: str,
-                 linger_s: float = 2.0, metrics: "Metrics | None" = None) -> None:
+                 linger_s: float = 2.0, idle_timeout_s: float = 60.0,
+                 metrics: "Metrics | None" = None) -> None:
         self.id = next(_ids)
         self.host = host
         self.identity: Identity | None = None
-        self.decoder = Decoder.for_server()
+        self.link = BotLink(LinkLimits(hello_timeout_s=hello_timeout_s, rate_per_s=rate_per_s,
+                                       rate_burst=rate_burst, rate_strikes=rate_strikes,
+                                       idle_timeout_s=idle_timeout_s, server_name=server_name),
+                            time.monotonic(), metrics)
         self.transport: asyncio.Transport | None = None
         self.closed = False
         self.closed_event = asyncio.Event()
         self._seated: Any = None
-        # Set by a table whose seat went to autopilot for timeouts: the lobby
-        # does not seat it again until it sends a valid message.
-        self.awaiting_life = False
         self.peer = "?"
         self.address = "?"  # the peer's host, what per-address limits count
         # What the host's connection caps count for this connection.
@@ -118,19 +116,10 @@ class BotConnection(asyncio.Protocol):
         self.max_matches: int | None = None  # from hello: leave after this many
         self.ladder = False  # from hello: open to the hosted-bot ladder
         self.matches_seated = 0
-        self.idle_since: float | None = None  # set by the host while nobody wants it
         self._linger_s = linger_s
         self._linger_timer: asyncio.TimerHandle | None = None
-        self._metrics = metrics
-        self._hello_timeout_s = hello_timeout_s
         self._hello_timer: asyncio.TimerHandle | None = None
         self._max_write_buffer = max_write_buffer
-        self._rate = rate_per_s
-        self._burst = float(rate_burst)
-        self._tokens = float(rate_burst)
-        self._last_refill = time.monotonic()
-        self._strikes_left = rate_strikes
-        self._server_name = server_name
         self.log = log.bind(conn=self.id)
 
     # -- seat -------------------------------------------------------------------
@@ -151,6 +140,16 @@ class BotConnection(asyncio.Protocol):
     def matches_used_up(self) -> bool:
         return self.max_matches is not None and self.matches_seated >= self.max_matches
 
+    @property
+    def awaiting_life(self) -> bool:
+        """Set by a table whose seat went to autopilot for timeouts: the lobby
+        does not seat it again until it sends a valid message."""
+        return self.link.awaiting_life
+
+    @awaiting_life.setter
+    def awaiting_life(self, value: bool) -> None:
+        self.link.awaiting_life = value
+
     # -- identity -------------------------------------------------------------
     @property
     def bot(self) -> str | None:
@@ -158,7 +157,7 @@ class BotConnection(asyncio.Protocol):
 
     @property
     def encoding(self) -> Encoding:
-        return self.decoder.encoding or Encoding.MSGPACK
+        return self.link.encoding
 
     # -- asyncio.Protocol -----------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -179,43 +178,32 @@ class BotConnection(asyncio.Protocol):
             self.log.info("connection_refused", reason=refusal.message)
             self.refuse(refusal)
             return
-        loop = asyncio.get_running_loop()
-        self._hello_timer = loop.call_later(self._hello_timeout_s, self._hello_timed_out)
+        deadline = self.link.next_deadline()
+        if deadline is not None:
+            loop = asyncio.get_running_loop()
+            self._hello_timer = loop.call_later(max(0.0, deadline - time.monotonic()),
+                                                self._on_deadline)
 
     def data_received(self, data: bytes) -> None:
         if self.closed:
             return  # lingering after a closing error: read and drop
-        decoder = self.decoder
         try:
-            # A playing bot's usual read, whole plain actions, is decoded in
-            # C; anything else goes to the decoder, which names what is wrong.
-            # (A loop hands bytes; the compiled reader takes nothing else.)
-            if (self.identity is not None and decoder.encoding is Encoding.MSGPACK
-                    and not decoder.buffered and type(data) is bytes):
-                actions = plain_actions(data, decoder.max_frame)
-                if actions is not None:
-                    for action in actions:
-                        if self.closed:
-                            break
-                        self._action(action.match, action.id, action.action)
-                    return
-            decoder.receive_data(data)
-            while not self.closed:
-                message = decoder.next_message()
-                if message is None:
+            events = self.link.feed(data, time.monotonic())
+            host = self.host
+            for event in events:
+                if self.closed:
                     break
-                self._dispatch(message)
-        except FrameError as exc:
-            if self._metrics is not None:
-                self._metrics.frames_refused_total += 1
-            self.log.warning("bad_frame", code=str(exc.code), error=exc.message, bot=self.bot)
-            self.fail(exc.code, exc.message + "; connection closed")
+                if type(event) is PlainAction:
+                    host.action_received(self, event.match, event.id, event.action)
+                else:
+                    self._carry_out(event)
         except Exception:
             # A bug of ours must not cost the bot its reason, nor the server
             # more than this connection.
             self.log.exception("message_handler_failed", bot=self.bot)
-            self.fail(ErrorCode.MALFORMED, "the server could not handle this message (an "
-                      "internal error, logged); connection closed")
+            self._carry_out_all(self.link.fail(
+                ErrorCode.MALFORMED, "the server could not handle this message (an internal "
+                "error, logged); connection closed", "internal_error"))
 
     def connection_lost(self, exc: Exception | None) -> None:
         global _lingering
@@ -224,6 +212,64 @@ class BotConnection(asyncio.Protocol):
             self._linger_timer = None
             _lingering -= 1
         self._mark_closed()
+
+    # -- the link's decisions ---------------------------------------------------------
+    def _carry_out_all(self, events: list[LinkEvent]) -> None:
+        for event in events:
+            if self.closed:
+                return
+            self._carry_out(event)
+
+    def _carry_out(self, event: LinkEvent) -> None:
+        if type(event) is PlainAction:
+            self.host.action_received(self, event.match, event.id, event.action)
+        elif type(event) is Send:
+            self.send_bytes(event.data)
+        elif type(event) is CameAlive:
+            self.host.connection_alive(self)
+        elif type(event) is Close:
+            if event.bye:
+                self.log.info("bye", bot=self.bot)
+                self.close()
+            else:
+                self.log.info(event.why, bot=self.bot)
+                self._linger_close()
+        elif type(event) is HelloReceived:
+            self._hello(event)
+
+    def _hello(self, event: HelloReceived) -> None:
+        try:
+            identity = self.host.authenticate(event.hello, self)
+        except AuthError as exc:
+            self.log.info("auth_failed", reason=str(exc))
+            self._carry_out_all(self.link.fail(ErrorCode.AUTH_FAILED,
+                                               f"{exc}; connection closed", "auth_failed"))
+            return
+        except HelloRefused as exc:
+            self.log.info("hello_refused", reason=exc.refusal.message)
+            self.refuse(exc.refusal)
+            return
+        self.identity = identity
+        self.max_matches = event.hello.max_matches
+        self.ladder = event.hello.ladder  # the hosted ladder may seat it
+        if self._hello_timer is not None:
+            self._hello_timer.cancel()
+        self.log = self.log.bind(bot=identity.bot)
+        self.send_bytes(self.link.accept(identity.bot))
+        self.log.info("bot_connected", encoding=str(self.encoding))
+        self.host.connection_ready(self)
+        if not self.closed:
+            self.data_received(b"")  # what came after the hello, read now
+
+    def _on_deadline(self) -> None:
+        self._hello_timer = None
+        if not self.closed:
+            self._carry_out_all(self.link.tick(time.monotonic()))
+
+    def check_idle(self, now: float, busy: bool) -> None:
+        """The idle rule (the host's periodic check): see :meth:`BotLink.idle`."""
+        if not self.closed:
+            self._carry_out_all(self.link.idle(now, busy))
 
     # -- sending ----------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> None:
@@ -238,7 +284,7 @@ class BotConnection(asyncio.Protocol):
             return
         transport.write(data)
         if ends_with_request:
-            self._tokens = min(self._burst, self._tokens + REQUEST_CREDIT)
+            self.link.request_sent()
 
     def pause_writing(self) -> None:
         """More than ``max_write_buffer`` bytes are unread (the transport's
@@ -267,14 +313,12 @@ class BotConnection(asyncio.Protocol):
 
     def fail(self, code: ErrorCode, message: str, **fields: Any) -> None:
         """Send a closing error and close this connection (only this one)."""
-        if self.closed:
-            return
-        self._send_own_error(code, message, **fields)
-        self._linger_close()
+        if not self.closed:
+            self._carry_out_all(self.link.fail(code, message, "failed", **fields))
 
     def refuse(self, refusal: Refusal) -> None:
-        fields = {} if refusal.retry_after_s is None else {"retry_after_s": refusal.retry_after_s}
-        self.fail(refusal.code, refusal.message, **fields)
+        if not self.closed:
+            self._carry_out_all(self.link.refuse(refusal))
 
     def leave(self) -> None:
         """Say ``bye`` and close: the server is done with this bot (its
@@ -294,12 +338,6 @@ class BotConnection(asyncio.Protocol):
         self._mark_closed()
 
     # -- internals ----------------------------------------------------------------
-    def _send_own_error(self, code: ErrorCode, message: str, **fields: Any) -> None:
-        """An error this connection decides on, counted like every error."""
-        if self._metrics is not None:
-            self._metrics.error(code.value)
-        self.send({**Error(code, message).to_wire(), **fields})  # fields: retry_after_s, ...
-
     def _linger_close(self) -> None:
         """Half-close after what was sent; read and drop until the peer
         closes too, or ``linger_s`` has passed."""
@@ -336,126 +374,8 @@ class BotConnection(asyncio.Protocol):
         if self.closed:
             return
         self.closed = True
+        self.link.closed()
         if self._hello_timer is not None:
             self._hello_timer.cancel()
         self.closed_event.set()
         self.host.connection_closed(self)
-
-    def _hello_timed_out(self) -> None:
-        if self.identity is None and not self.closed:
-            self.log.info("hello_timeout")
-            self.fail(ErrorCode.HELLO_TIMEOUT,
-                      f"no complete hello within {self._hello_timeout_s:g} s of connecting; "
-                      "connection closed")
-
-    def _over_rate(self) -> None:
-        """A message beyond the token bucket: ignored with an error, and after
-        ``rate_strikes`` of them the connection is closed."""
-        self._strikes_left -= 1
-        if self._strikes_left <= 0:
-            self.log.warning("flood_closed", bot=self.bot)
-            self.fail(ErrorCode.RATE_LIMITED,
-                      f"too many messages too fast (over {self._rate:g} per second after a "
-                      f"burst of {self._burst:g}); connection closed")
-        else:
-            self._send_own_error(ErrorCode.RATE_LIMITED,
-                                 f"over {self._rate:g} messages per second; message ignored")
-
-    def _spend_token(self) -> bool:
-        """Count a message and take it from the token bucket (refilled by
-        the time passed and by each request sent); False when it is over the rate."""
-        if self._metrics is not None:
-            self._metrics.messages_total += 1
-        now = time.monotonic()
-        tokens = min(self._burst, self._tokens + (now - self._last_refill) * self._rate)
-        self._last_refill = now
-        if tokens < 1.0:
-            self._tokens = tokens
-            self._over_rate()
-            return False
-        self._tokens = tokens - 1.0
-        return True
-
-    def _action(self, match: str, request_id: int, action: Any) -> None:
-        """An action decoded in one piece (:func:`plain_actions`)."""
-        if not self._spend_token():
-            return
-        if self.awaiting_life:
-            self._came_alive()
-        self.host.action_received(self, match, request_id, action)
-
-    def _came_alive(self) -> None:
-        """A valid message from a connection whose seat went to autopilot
-        for timeouts: the lobby may seat it again. (Called behind a check
-        of ``awaiting_life``, which costs less than a call per message.)"""
-        self.awaiting_life = False
-        self.host.connection_alive(self)
-
-    def _dispatch(self, message: dict[str, Any]) -> None:
-        if not self._spend_token():
-            return
-        if self.identity is None:
-            self._handshake(message)
-            return
-        try:
-            if message.get("type") == "action":
-                # Every decision's answer: its fields go to the host as they
-                # are, without an Action object in between.
-                match, request_id, action = action_fields(message)
-                if self.awaiting_life:
-                    self._came_alive()
-                self.host.action_received(self, match, request_id, action)
-                return
-            parsed = parse_bot_message(message)
-        except UnknownTypeError as exc:
-            self._send_own_error(ErrorCode.UNKNOWN_TYPE, exc.message + "; message ignored")
-            return
-        except ProtocolError as exc:
-            # One rule (protocol page, "Bad input"): malformed always closes.
-            self.log.info("malformed_message", error=exc.message)
-            self.fail(exc.code, exc.message + "; connection closed")
-            return
-        if self.awaiting_life:
-            self._came_alive()
-        if isinstance(parsed, Bye):
-            self.log.info("bye", bot=self.bot)
-            self.close()
-        elif isinstance(parsed, Hello):
-            self._send_own_error(ErrorCode.UNKNOWN_TYPE,
-                                 "hello was already accepted on this connection; message ignored")
-
-    def _handshake(self, message: dict[str, Any]) -> None:
-        if message.get("type") != "hello":
-            self.fail(ErrorCode.EXPECTED_HELLO,
-                      f"the first message must be a hello, got type {message.get('type')!r:.40}; "
-                      "connection closed")
-            return
-        try:
-            hello = Hello.from_wire(message)
-        except ProtocolError as exc:
-            self.fail(ErrorCode.MALFORMED, exc.message + "; connection closed")
-            return
-        if hello.protocol != PROTOCOL_VERSION:
-            self.fail(ErrorCode.UNSUPPORTED_PROTOCOL,
-                      f"protocol {hello.protocol} is not supported; this server speaks "
-                      f"{PROTOCOL_VERSION}; connection closed")
-            return
-        try:
-            identity = self.host.authenticate(hello, self)
-        except AuthError as exc:
-            self.log.info("auth_failed", reason=str(exc))
-            self.fail(ErrorCode.AUTH_FAILED, f"{exc}; connection closed")
-            return
-        except HelloRefused as exc:
-            self.log.info("hello_refused", reason=exc.refusal.message)
-            self.refuse(exc.refusal)
-            return
-        self.identity = identity
-        self.max_matches = hello.max_matches
-        self.ladder = hello.ladder  # the hosted ladder may seat it
-        if self._hello_timer is not None:
-            self._hello_timer.cancel()
-        self.log = self.log.bind(bot=self.identity.bot)
-        self.send_message(Welcome(PROTOCOL_VERSION, self.identity.bot, self._server_name))
-        self.log.info("bot_connected", encoding=str(self.encoding))
-        self.host.connection_ready(self)

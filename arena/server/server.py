@@ -181,7 +181,8 @@ class ArenaServer:
                              max_write_buffer=cfg.max_write_buffer,
                              rate_per_s=cfg.rate_limit_per_s, rate_burst=cfg.rate_limit_burst,
                              rate_strikes=cfg.rate_limit_strikes, server_name=cfg.server_name,
-                             linger_s=cfg.close_linger_s, metrics=self.metrics)
+                             linger_s=cfg.close_linger_s, idle_timeout_s=cfg.idle_timeout_s,
+                             metrics=self.metrics)
         return conn
 
     def connection_opened(self, conn: BotConnection) -> Refusal | None:
@@ -276,23 +277,13 @@ class ArenaServer:
     async def _close_idle_connections(self) -> None:
         """Close connections that said hello but that no table holds and no
         way out of the lobby may seat, once idle for ``idle_timeout_s``."""
-        limit = self.config.idle_timeout_s
-        period = max(0.05, min(1.0, limit / 4))
-        while True:
+        period = max(0.05, min(1.0, self.config.idle_timeout_s / 4))
+        while True:  # the rule is the link's (BotLink.idle); this loop only asks
             await asyncio.sleep(period)
             now = time.monotonic()
             waiting = self.lobby.waiting_ids()
             for conn in list(self._connections):
-                if conn.identity is None or conn.closed or conn.seated is not None \
-                        or conn.id in waiting:
-                    conn.idle_since = None
-                elif conn.idle_since is None:
-                    conn.idle_since = now
-                elif now - conn.idle_since >= limit:
-                    log.info("idle_closed", conn=conn.id, bot=conn.bot)
-                    conn.fail(ErrorCode.RATE_LIMITED,
-                              f"idle for {limit:g} s, neither seated nor waiting for a seat this "
-                              "server may give you; connection closed")
+                conn.check_idle(now, busy=conn.seated is not None or conn.id in waiting)
 
     def _release(self, conn: BotConnection) -> None:
         if not self.stopping and not conn.closed:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
 
 from arena.auth import hash_token
 from arena.storage.base import MatchStatus
@@ -29,12 +28,11 @@ async def test_a_silent_bot_is_defaulted_at_its_deadline(make_server):
     bot = await seated(server)
     start = await bot.until(lambda m: m["type"] == "match_start")
     request = await bot.request()
-    received = time.monotonic()
     assert request["deadline_ms"] == 300
+    # When the default comes is the session's rule, tested on a fake clock
+    # (test_session_rules.py); here: that the server applies it at all.
     timeout = await bot.event("timeout")
-    elapsed_ms = (time.monotonic() - received) * 1000
     assert timeout == {"kind": "timeout", "seat": start["seat"], "phase": request["phase"]}
-    assert 270 <= elapsed_ms <= 330, elapsed_ms
     # The default was applied for our seat (rules §11), e.g. fold when deciding.
     if request["phase"] == "decide":
         decision = await bot.until(lambda m: m["type"] == "event"
@@ -173,10 +171,9 @@ async def test_an_overlong_json_line_is_refused(make_server):
 async def test_hello_must_come_first_and_in_time(make_server):
     server = await make_server(hello_timeout_s=0.2)
     silent = await RawBot().connect(server.port)
-    t0 = time.monotonic()
+    # (When it comes is the link's rule, tested on a fake clock in test_link.py.)
     error = await silent.recv()
     assert error["code"] == "hello_timeout"
-    assert 0.15 <= time.monotonic() - t0 <= 1.0
     rude = await RawBot().connect(server.port)
     await rude.send({"type": "action", "match": "x", "id": 1, "action": "enter"})
     assert (await rude.recv())["code"] == "expected_hello"
@@ -223,14 +220,14 @@ async def test_a_flood_is_rate_limited_then_closed(make_server):
 
 
 async def test_a_slow_table_does_not_stall_another(make_server):
-    server = await make_server(house_wait_s=0.0, decision_ms=3000, bank_ms=0)
+    # The sleeper's deadline is far beyond the bounded wait for the fast
+    # match: that match can only finish while the sleeper's table waits.
+    server = await make_server(house_wait_s=0.0, decision_ms=120_000, bank_ms=0)
     sleeper = await seated(server, "sleeper", "s")  # never answers
     await sleeper.request()
     fast = BotClient("127.0.0.1", server.port, "f", "fast", first_legal, max_matches=1,
                      reconnect=False, threaded=False)
-    t0 = time.monotonic()
-    async with asyncio.timeout(20):
+    async with asyncio.timeout(60):
         await fast.run()
     assert fast.matches_played == 1
-    assert time.monotonic() - t0 < 3.0  # finished while the sleeper's table waits
     await sleeper.close()
