@@ -8,6 +8,7 @@ noreconnect plays well but exits when the connection drops
 idonly      plays well but keys requests by id alone (ignores an error's match)
 oneshot     plays well but leaves after its first match_end, unasked
 overstay    declares hello.max_matches but never leaves by itself
+strict      plays well but says bye to any message type it does not know (a reveal)
 
 With ARENA_MAX_MATCHES set, the bot announces it in its hello and says bye
 after that many match_end messages (except in mode overstay).
@@ -54,6 +55,9 @@ def session(sock: socket.socket, lines) -> str:
         message = json.loads(raw)
         kind = message["type"]
         if kind == "bye":
+            return "bye"
+        if MODE == "strict" and kind not in ("welcome", "match_start", "event", "request", "error", "match_end"):
+            send(sock, {"type": "bye"})
             return "bye"
         if kind == "match_end":
             ended += 1
