@@ -365,28 +365,60 @@ def request_wire(match: str, id: int, phase: str, deadline_ms: int, options: Wir
 
 @dataclass(frozen=True, slots=True)
 class MatchEnd:
+    """``reveal_deferred``: the match's decks are dealt again by a later match
+    of its tournament, so ``reveal`` is empty and a :class:`Reveal` follows
+    once the last of those matches is over."""
+
     type: ClassVar[str] = "match_end"
     match: str
     result: Wire
     reveal: list[Wire]
+    reveal_deferred: bool = False
 
     def to_wire(self) -> Wire:
-        return {"type": "match_end", "match": self.match, "result": self.result, "reveal": self.reveal}
+        wire = {"type": "match_end", "match": self.match, "result": self.result, "reveal": self.reveal}
+        if self.reveal_deferred:
+            wire["reveal_deferred"] = True
+        return wire
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> "MatchEnd":
         f = _Fields(data, "match_end")
-        return cls(match=f.string("match"), result=f.mapping("result"), reveal=f.array("reveal", optional=True))
+        return cls(match=f.string("match"), result=f.mapping("result"),
+                   reveal=f.array("reveal", optional=True),
+                   reveal_deferred=data.get("reveal_deferred") is True)
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """The deferred reveal of a match that ended earlier (protocol §6):
+    its decks with their salts and, for thirteen, its showdowns in full
+    (``events``). Sent once no unplayed match of the tournament deals them."""
+
+    type: ClassVar[str] = "reveal"
+    match: str
+    reveal: list[Wire]
+    events: list[Wire]
+
+    def to_wire(self) -> Wire:
+        return {"type": "reveal", "match": self.match, "reveal": self.reveal, "events": self.events}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> "Reveal":
+        f = _Fields(data, "reveal")
+        return cls(match=f.string("match"), reveal=f.array("reveal"),
+                   events=f.array("events", optional=True) or [])
 
 
 BotMessage = Union[Hello, Action, Bye]
-ServerMessage = Union[Welcome, Error, MatchStart, Event, Request, MatchEnd, Bye]
+ServerMessage = Union[Welcome, Error, MatchStart, Event, Request, MatchEnd, Reveal, Bye]
 
 _BOT_TYPES: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     cls.type: cls.from_wire for cls in (Hello, Action, Bye)
 }
 _SERVER_TYPES: dict[str, Callable[[Mapping[str, Any]], Any]] = {
-    cls.type: cls.from_wire for cls in (Welcome, Error, MatchStart, Event, Request, MatchEnd, Bye)
+    cls.type: cls.from_wire for cls in (Welcome, Error, MatchStart, Event, Request, MatchEnd, Reveal,
+                                        Bye)
 }
 
 
@@ -435,6 +467,7 @@ __all__ = [
     "MatchEnd",
     "MatchStart",
     "Request",
+    "Reveal",
     "ServerMessage",
     "Welcome",
     "action_fields",

@@ -345,11 +345,32 @@ async def check_reseat(s: Session) -> Outcome:
     p = s.prepare(e, ask)
     await s.referee([p])
     await s.next_ask(e)
-    await s.send(e.match_end())
+    # Sealed, as in a duplicate tournament: the reveal follows (deferred_reveal).
+    s.sealed_end = e.match_end()
+    await s.send({**s.sealed_end, "reveal": [], "reveal_deferred": True})
     ok, message = judge(p)
     if ok and s.notes[mark:]:
         return False, f"in a second match_start on the same connection the bot {strays_since(s, mark)}"
     return ok, f"a second match_start on the same connection ({e.match_id}, ids from 1 again): {message}"
+
+
+@check("deferred_reveal")
+async def check_deferred_reveal(s: Session) -> Outcome:
+    """Protocol §6: the ``reveal`` of a match that ended sealed, sent later
+    outside any match; the bot takes it without a word and stays."""
+    end, link = s.sealed_end, s.link
+    if end is None or link is None or link.closed or s.bot_said_bye:
+        return False, "no connection left to send a deferred reveal to (see reseat)"
+    mark = len(s.notes)
+    await s.send({"type": "reveal", "match": end["match"], "reveal": end["reveal"], "events": []})
+    try:
+        message = await link.receive(QUIET_WINDOW_S)
+    except LinkClosed:
+        return False, "the bot closed the connection on a deferred reveal message"
+    if message is not None:
+        await s.handle(message)
+        return False, f"after a deferred reveal the bot {strays_since(s, mark)}"
+    return True, f"a deferred reveal of {end['match']} (after its sealed match_end) accepted"
 
 
 @check("bye")

@@ -130,6 +130,7 @@ class Session:
     # Hand-offs between consecutive checks.
     first_request: Pending | None = None
     play_request: Pending | None = None
+    sealed_end: dict[str, Any] | None = None  # a match_end sent without its reveal
 
     def need_link(self) -> BotLink:
         if self.link is None:

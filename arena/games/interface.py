@@ -30,6 +30,13 @@ class GameEvent(Protocol):
     * ``for_record()``: everything, for the stored log; replaying the
       recorded actions against the recorded decks reproduces the match.
 
+    An event that shows cards of other seats when its deal is over (a
+    thirteen showdown) also has ``sealed_for_seat(seat)`` and
+    ``sealed_for_public()``: its forms in a sealed match, one whose decks a
+    later match of its tournament deals again (protocol §6). The server
+    sends those instead; the record keeps everything, and the full form
+    reaches the bots with the deferred reveal.
+
     An event may also have ``record_text()``: its record as the stored JSON
     text, exactly ``arena.records.encode_record(for_record())``, written
     faster than the encoder walks the dict. Without it the server encodes

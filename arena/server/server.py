@@ -92,14 +92,12 @@ class ArenaServer:
         return self.spec if game is None or game == self.spec.name else get_game(game)
 
     def seats_for(self, rules: dict | None, game: str | None = None) -> int:
-        """Seats at a table of ``game`` under these rules (``players`` changes
-        it); a bad rules dict raises the game's RuleConfigError here."""
+        """Seats at a table of ``game`` under ``rules``; bad rules raise RuleConfigError."""
         spec = self.spec_of(game)
         return spec.new_match(rules, None, None).n_seats if rules else spec.n_seats
 
     def _lobby_rules(self, game: str) -> dict | None:
-        """The configured rules are the default game's; other games' lobby
-        tables play their own defaults."""
+        """The configured rules are the default game's (others play their defaults)."""
         return self.config.rules if game == self.spec.name else None
 
     def game_of(self, conn: BotConnection) -> str:
@@ -177,13 +175,12 @@ class ArenaServer:
     # -- ConnectionHost -----------------------------------------------------------
     def _new_connection(self) -> BotConnection:
         cfg = self.config
-        conn = BotConnection(self, hello_timeout_s=cfg.hello_timeout_s,
+        return BotConnection(self, hello_timeout_s=cfg.hello_timeout_s,
                              max_write_buffer=cfg.max_write_buffer,
                              rate_per_s=cfg.rate_limit_per_s, rate_burst=cfg.rate_limit_burst,
                              rate_strikes=cfg.rate_limit_strikes, server_name=cfg.server_name,
                              linger_s=cfg.close_linger_s, idle_timeout_s=cfg.idle_timeout_s,
                              metrics=self.metrics)
-        return conn
 
     def connection_opened(self, conn: BotConnection) -> Refusal | None:
         if self.stopping:
@@ -397,19 +394,14 @@ class ArenaServer:
                          claim_timeout_s: float = 30.0, limits: TimeLimits | None = None,
                          deal_key: bytes | None = None,
                          slot: tuple[str, int] | None = None,
-                         game: str | None = None) -> MatchOutcome:
-        """Run one match with the given bots in the given seats.
-
-        Remote bots must connect (or be connected and idle) within
-        ``claim_timeout_s``. With ``deal_key`` (a tournament's secret) every
-        deck is derived from the key, ``seed`` (the table's public label) and
-        the deal's label, so rotated seats at the same table are duplicates of
-        the same deals. Without it, ``seed`` alone fixes the decks (a public,
-        reproducible match) and no seed means a fresh secret key. ``slot``
-        (tournament id, slot index) is completed in the match's finishing
-        transaction. ``game`` names the match's game (default: the server's);
-        only connections that asked for that game are claimed.
-        """
+                         game: str | None = None, sealed: bool = False) -> MatchOutcome:
+        """Run one match with these bots in these seats (remote ones claimed within
+        ``claim_timeout_s``). With ``deal_key`` (a tournament's secret) every deck
+        comes from the key, ``seed`` (the table's label) and the deal's label:
+        rotated seats at a table get the same deals; without it ``seed`` alone
+        fixes the decks, and no seed means a fresh key. ``slot`` is completed in
+        the finishing transaction. ``game``: default the server's. ``sealed``:
+        later matches deal these decks again (``MatchSession.sealed``)."""
         spec = self.spec_of(game)
         n_seats = self.seats_for(rules, spec.name)
         if len(players) != n_seats:
@@ -449,6 +441,7 @@ class ArenaServer:
             for conn in claimed:
                 self._release(conn)
             raise
+        table.session.sealed = sealed
         task = self._launch(table)
         try:
             await asyncio.shield(task)
@@ -468,6 +461,13 @@ class ArenaServer:
 
     def idle_bots(self) -> list[str]:
         return self.lobby.idle_bots()
+
+    def send_to_bots(self, names: set[str], message: dict[str, Any]) -> int:
+        """``message`` (outside any match) to every open connection of these bots."""
+        conns = [c for c in self._connections if c.bot in names and not c.closed]
+        for conn in conns:
+            conn.send(message)
+        return len(conns)
 
     def ladder_bots(self) -> list[tuple[str, str]]:
         """(bot, game) of connected bots that opted in to the hosted ladder."""

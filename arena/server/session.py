@@ -103,7 +103,8 @@ class MatchSession(SessionOutput):
 
     def __init__(self, *, match_id: str, game: str, engine: GameEngine, seats: list[Seat],
                  limits: TimeLimits, encodings: list[Encoding | None],
-                 abandon_grace_s: float = 5.0, metrics: Metrics | None = None) -> None:
+                 abandon_grace_s: float = 5.0, metrics: Metrics | None = None,
+                 sealed: bool = False) -> None:
         self.match_id = match_id
         self.game = game
         self.engine = engine
@@ -117,6 +118,7 @@ class MatchSession(SessionOutput):
         self.reveal: list[dict[str, Any]] | None = None
         self.abort_reason: str | None = None
         super().__init__(match_id, encodings)
+        self.sealed = sealed
         self._pending: dict[int, PendingRequest] = {}
         self._house_due: list[int] = []
         self._next_id = 1

@@ -101,6 +101,11 @@ class SessionOutput:
         self._targets_of: list[Encoding | None] = []
         self._targets: list[tuple[int, Encoding]] = []
         self._silenced = False  # after match_end: nothing more of this match
+        # Sealed (protocol §6): a later match of the tournament deals these
+        # decks again, so match_end leaves the reveal out and events that
+        # show other seats' cards (a thirteen showdown) go out in their
+        # sealed form; the full forms reach the bots with the deferred reveal.
+        self.sealed = False
 
     @property
     def players(self) -> list[str]:
@@ -148,6 +153,8 @@ class SessionOutput:
             if event.kind == "deal":
                 records.append(record_text(event))
                 event = self._commit(event)
+            elif self.sealed and hasattr(event, "sealed_for_seat"):
+                event = SealedEvent(event)
             record = event.for_record()
             text = record_text(event)
             records.append(text)
@@ -233,7 +240,10 @@ class SessionOutput:
 
     def _send_match_end(self) -> None:
         self._silenced = True
-        message = MatchEnd(self.match_id, self.result or {}, self.reveal or []).to_wire()
+        if self.sealed:
+            message = MatchEnd(self.match_id, self.result or {}, [], reveal_deferred=True).to_wire()
+        else:
+            message = MatchEnd(self.match_id, self.result or {}, self.reveal or []).to_wire()
         encoded: dict[Encoding, bytes] = {}
         for index, encoding in enumerate(self._encodings):
             if encoding is not None:
@@ -246,6 +256,29 @@ class SessionOutput:
     def _reveal(self) -> list[dict[str, Any]]:
         return [{**d.label, "salt": self._salts[_key(d.label)], "deck": list(d.deck)}
                 for d in self.engine.deals()]
+
+
+class SealedEvent:
+    """An event of a sealed match in its sealed forms (``sealed_for_seat``,
+    ``sealed_for_public`` of the game's event); stored in full."""
+
+    __slots__ = ("event", "kind")
+
+    def __init__(self, event: Any) -> None:
+        self.event = event
+        self.kind = event.kind
+
+    def for_seat(self, seat: int) -> dict[str, Any] | None:
+        return self.event.sealed_for_seat(seat)  # type: ignore[no-any-return]
+
+    def for_public(self) -> dict[str, Any] | None:
+        return self.event.sealed_for_public()  # type: ignore[no-any-return]
+
+    def for_record(self) -> dict[str, Any]:
+        return self.event.for_record()  # type: ignore[no-any-return]
+
+    def record_text(self) -> str:
+        return record_text(self.event)
 
 
 def record_text(event: GameEvent) -> str:

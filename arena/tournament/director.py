@@ -5,6 +5,11 @@ schedule and with remote entrants only (the API refuses commands). The
 director gives it its schedule and plays it on the running server, one
 tournament at a time, while the lobby keeps matching the other bots. A
 tournament that was running when the server stopped is resumed.
+
+It never touches a tournament ``arena tournament`` created (its config
+names its ``source`` file, or it has local entrants): that command plays
+and resumes it, and ``arena serve --db`` on the same store (as the command
+itself suggests, to show the results) must leave it as it is.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import asyncio
 
 import structlog
 
-from arena.storage.base import StorageError, TournamentStatus
+from arena.storage.base import StorageError, TournamentRecord, TournamentStatus
 from arena.tournament.config import ConfigError, config_from_wire
 from arena.tournament.command import new_runner
 from arena.tournament.errors import TournamentError
@@ -31,6 +36,7 @@ class TournamentDirector:
         self.server = server
         self.poll_s = poll_s
         self.claim_timeout_s = claim_timeout_s
+        self._not_ours: set[str] = set()  # logged once each
 
     async def run(self) -> None:
         while not self.server.stopping:
@@ -44,9 +50,23 @@ class TournamentDirector:
         for status in (TournamentStatus.RUNNING, TournamentStatus.PENDING):
             for record in sorted(self.server.store.list_tournaments(),
                                  key=lambda r: r.created_at):
-                if record.status is status:
+                if record.status is status and self._directs(record):
                     return record.id
         return None
+
+    def _directs(self, record: TournamentRecord) -> bool:
+        """Whether this tournament was created over HTTP, for the director."""
+        config = record.config
+        local = any(isinstance(e, dict) and e.get("command") is not None
+                    for e in config.get("entrants") or [])
+        if "source" not in config and not local:
+            return True
+        if record.id not in self._not_ours:
+            self._not_ours.add(record.id)
+            log.info("tournament_left_to_its_command", tournament=record.id,
+                     status=record.status.value,
+                     hint="'arena tournament' on its file plays or resumes it")
+        return False
 
     async def _play(self, tid: str) -> None:
         store = self.server.store

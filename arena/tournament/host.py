@@ -9,7 +9,7 @@ satisfies it; a test may pass anything else that does.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from arena.server.config import ServerConfig
@@ -44,7 +44,11 @@ class MatchHost(Protocol):
                          claim_timeout_s: float = 30.0, limits: TimeLimits | None = None,
                          deal_key: bytes | None = None,
                          slot: tuple[str, int] | None = None,
-                         game: str | None = None) -> MatchOutcome: ...
+                         game: str | None = None, sealed: bool = False) -> MatchOutcome: ...
+
+    def send_to_bots(self, names: set[str], message: dict[str, Any]) -> int:
+        """Send a message outside any match (a deferred ``reveal``) to every
+        connection of these bots; returns how many got it."""
 
     def reserve_names(self, names: Iterable[str]) -> None:
         """Seat bots of these names only when a match asks for them by name."""

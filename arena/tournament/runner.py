@@ -46,6 +46,7 @@ from arena.storage.deal_keys import (DealKeyring, KeyringError, store_directory,
                                      store_in_memory)
 from arena.tournament.host import MatchHost
 from arena.tournament.plan import house_strategy, plan_parts, scheduled_matches
+from arena.tournament.reveals import deck_set, deck_set_over, is_sealed, reveal_messages
 from protocol.deals import DEAL_SCHEME, key_commitment
 
 log = structlog.get_logger("arena.tournament")
@@ -324,6 +325,7 @@ class TournamentRunner:
         players = [self._player(name) for name in slot.players]
         limits = TimeLimits(self.config.limits.decision_ms, self.config.limits.bank_ms,
                         self.server.config.timeouts_before_autopilot)
+        sealed = is_sealed(self.store.get_schedule(tid), slot)
         for attempt in range(3):
             # The table completes the slot in the match's finishing transaction:
             # a crash can leave the slot open or done, never a match counted
@@ -331,14 +333,27 @@ class TournamentRunner:
             outcome = await self.server.play_match(
                 players, seed=slot.seed, rules=dict(self.config.rules) or None,
                 tournament_id=tid, claim_timeout_s=self.claim_timeout_s, limits=limits,
-                deal_key=self.deal_key, slot=(tid, slot.slot), game=self.config.game)
+                deal_key=self.deal_key, slot=(tid, slot.slot), game=self.config.game,
+                sealed=sealed)
             self._note_presence(slot.players, outcome.absent)
             if outcome.result is not None:
+                if sealed:
+                    self.reveal_if_over(slot)
                 return True
             log.warning("slot_aborted", slot=slot.slot, attempt=attempt, reason=outcome.aborted)
             if self.server.stopping:
                 return False
         return False
+
+    def reveal_if_over(self, slot: ScheduledMatch) -> None:
+        """The deck set of ``slot`` is played out: reveal its matches to
+        their bots connected here (arena/tournament/reveals.py)."""
+        schedule = self.store.get_schedule(self.record.id)
+        if not deck_set_over(schedule, slot):
+            return
+        for names, message in reveal_messages(self.store, deck_set(schedule, slot)):
+            sent = self.server.send_to_bots(names, message)
+            log.info("deck_set_revealed", match=message["match"], connections=sent)
 
     async def _await_local_bots(self, names: list[str]) -> None:
         """Wait until each local bot of the slot is in the lobby, or fails

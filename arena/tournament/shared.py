@@ -36,6 +36,7 @@ from arena.storage.base import MatchStatus, StorageError, TournamentStatus
 from arena.storage.queue import SlotLease, SlotQueue
 from arena.tournament.plan import house_strategy
 from arena.tournament.errors import TournamentError
+from arena.tournament.reveals import is_sealed
 from arena.tournament.runner import TournamentRunner
 
 log = structlog.get_logger("arena.tournament.shared")
@@ -241,10 +242,11 @@ class SharedTournamentRunner(TournamentRunner):
         players = [self._player(name) for name in slot.players]
         limits = TimeLimits(self.config.limits.decision_ms, self.config.limits.bank_ms,
                         self.server.config.timeouts_before_autopilot)
+        sealed = is_sealed(await self._retrying(self.store.get_schedule, tid), slot)
         play = asyncio.create_task(self.server.play_match(
             players, seed=slot.seed, rules=dict(self.config.rules) or None, tournament_id=tid,
             claim_timeout_s=self.claim_timeout_s, limits=limits, deal_key=self.deal_key,
-            slot=(tid, slot.slot)))
+            slot=(tid, slot.slot), sealed=sealed))
         watcher = asyncio.create_task(lost.wait())
         await asyncio.wait([play, watcher], return_when=asyncio.FIRST_COMPLETED)
         watcher.cancel()
@@ -257,6 +259,11 @@ class SharedTournamentRunner(TournamentRunner):
         outcome = play.result()
         self._note_presence(slot.players, outcome.absent)
         if outcome.result is not None:
+            if sealed:
+                try:
+                    self.reveal_if_over(slot)
+                except StorageError as exc:  # the API reveals it once the store is back
+                    log.warning("reveal_not_sent", node=self.node, slot=slot.slot, error=str(exc))
             return True
         # A refused finish (SlotTakenError: another node filled the slot)
         # and a finish the database did not take both end here, unfinished.

@@ -22,6 +22,7 @@ from arena.web.bot_page import all_matches_link, bot_game_section, house_note, s
 from arena.web.hosting_pages import versions_section
 from arena.web.ladders import game_title, known_games, ladder_games
 from arena.web.keys import QUERIES
+from arena.web.memory import memory_section
 from arena.live import LADDER
 from arena.web.plots import scope_charts
 from arena.web.queries import ALL
@@ -196,6 +197,7 @@ async def tournament(request: web.Request) -> web.Response:
 <div id="matches" data-partial="/partials/matches?tournament={u(tid)}">
 {matches_table(matches, "Latest matches")}</div>
 <p><a href="/matches?tournament={u(tid)}">All {total} matches</a></p></section>
+{memory_section(q.get_tournament(tid, internal=True)["config"])}
 </div>"""
     return _html(layout(f"Tournament {t['name']}", main, scripts=("common.js", "live.js")))
 

@@ -11,7 +11,8 @@ nowhere else:
   a running match is shown from the hub's public log only.
 * A finished match of a duplicate tournament shares its decks with the other
   rotations of its table. While one of those is still unplayed its log and
-  reveal are withheld ("embargoed"), or a bot could read its next deals.
+  reveal are withheld ("embargoed"), or a bot could read its next deals,
+  until the tournament is finished (a cancelled one can be resumed).
 * Abort reasons and tournament configs are served in a public form; the
   stored text (exception messages, commands, paths) only to the admin.
 """
@@ -258,8 +259,8 @@ class Queries:
             tournament = self.store.get_tournament(record.tournament_id)
         except NotFoundError:
             return False
-        if tournament.status not in (TournamentStatus.PENDING, TournamentStatus.RUNNING):
-            return False
+        if tournament.status is TournamentStatus.FINISHED:
+            return False  # nothing deals its decks any more; a cancelled one may resume
         if record.seed is None:
             return True  # cannot tell which slots share its decks: be safe
         return any(s.seed == record.seed and s.match_id is None

@@ -30,7 +30,7 @@ from typing import Any, Awaitable, Callable
 import structlog
 
 from protocol.codec import Encoding
-from protocol.deals import deal_key, verify_reveal
+from protocol.deals import deal_key
 from protocol.errors import ErrorCode, FrameError, MessageError, UnknownTypeError
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -42,11 +42,13 @@ from protocol.messages import (
     MatchEnd,
     MatchStart,
     Request,
+    Reveal,
     Welcome,
     parse_server_message,
 )
 from protocol.sdk.connection import Connection
 from protocol.sdk.matches import ConnectionLostError, HandshakeError, MatchInfo, PendingRequest
+from protocol.sdk.reveals import DealChecks
 from protocol.sdk.strategy import (
     FALLBACK_FIELD,
     FallbackReason,
@@ -90,7 +92,9 @@ class BotClient:
 
     ``strategy(phase, legal, state)`` returns the action (or is ``async``).
     Hooks, plain or ``async``, keep them quick: ``on_match_start(info)``,
-    ``on_event(info, event)``, ``on_match_end(info, match_end)``.
+    ``on_event(info, event)``, ``on_match_end(info, match_end)``,
+    ``on_reveal(info, reveal)`` (the deferred reveal of a sealed match,
+    protocol §6, after its commitments were checked: ``info.deal_problems``).
     """
 
     def __init__(
@@ -105,6 +109,7 @@ class BotClient:
         on_match_start: Hook | None = None,
         on_event: Hook | None = None,
         on_match_end: Hook | None = None,
+        on_reveal: Hook | None = None,
         max_matches: int | None = None,
         ladder: bool = False,
         reconnect: bool = True,
@@ -125,6 +130,7 @@ class BotClient:
         self.on_match_start = on_match_start
         self.on_event = on_event
         self.on_match_end = on_match_end
+        self.on_reveal = on_reveal
         self.max_matches = max_matches
         self.ladder = ladder  # hello.ladder: the hosted ladder may seat this bot
         self.reconnect = reconnect
@@ -138,6 +144,7 @@ class BotClient:
 
         self.matches: dict[str, MatchInfo] = {}
         self.finished: deque[MatchInfo] = deque(maxlen=_FINISHED_KEPT)
+        self.deal_checks = DealChecks()
         self.matches_played = 0
         self.connections = 0  # successful handshakes so far
         # Answers the SDK chose because the strategy failed, by reason.
@@ -314,6 +321,8 @@ class BotClient:
             await _call_hook(self.on_match_start, info)
         elif isinstance(message, MatchEnd):
             return await self._match_end(message, conn)
+        elif isinstance(message, Reveal):  # a sealed match's deferred reveal
+            await _call_hook(self.on_reveal, self.deal_checks.revealed(message), message)
         elif isinstance(message, Error):
             await self._error(message, conn)
         elif isinstance(message, Bye):
@@ -334,9 +343,7 @@ class BotClient:
         info = self.matches.pop(message.match, None) or MatchInfo(message.match)
         info.pending = None
         info.result = message.result
-        info.deal_problems = verify_reveal(info.commits, message.reveal, require_all=False)
-        if info.deal_problems:
-            log.warning("deal verification failed", match=message.match, problems=info.deal_problems)
+        self.deal_checks.ended(info, message)
         self.finished.append(info)
         self.matches_played += 1
         log.info("match ended", match=message.match, result=message.result)

@@ -57,5 +57,5 @@ class MatchInfo:
     commits: dict[tuple[int, int], str] = field(default_factory=dict)
     pending: PendingRequest | None = None
     result: dict[str, Any] | None = None
-    deal_problems: list[str] | None = None  # set at match_end; [] = all deals check out
+    deal_problems: list[str] | None = None  # set at match_end or, sealed, at its reveal; [] = all check out
     fallbacks: int = 0  # answers the SDK chose because the strategy failed

@@ -10,6 +10,7 @@ oneshot     plays well but leaves after its first match_end, unasked
 waitbye     declares hello.max_matches and waits for the server's bye after them
 early       declares hello.max_matches but leaves after its first match
 nomax       ignores ARENA_MAX_MATCHES (no max_matches in its hello)
+strict      plays well but says bye to any message type it does not know (a reveal)
 
 With ARENA_MAX_MATCHES set, the bot announces it in its hello and says bye
 after that many match_end messages (except in modes waitbye, early, nomax).
@@ -58,6 +59,9 @@ def session(sock: socket.socket, lines) -> str:
         message = json.loads(raw)
         kind = message["type"]
         if kind == "bye":
+            return "bye"
+        if MODE == "strict" and kind not in ("welcome", "match_start", "event", "request", "error", "match_end"):
+            send(sock, {"type": "bye"})
             return "bye"
         if kind == "match_end":
             ended += 1

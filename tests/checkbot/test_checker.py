@@ -55,10 +55,18 @@ async def test_a_bot_that_answers_late_fails_the_deadline_checks():
 
 async def test_a_bot_that_does_not_reconnect_fails_from_the_reconnect_on():
     report = await check_bot(fake("noreconnect"), timeout_s=10)
-    assert report.failed_names() == ["reconnect", "match_end", "reseat", "bye", "max_matches", "all_answers"], \
+    assert report.failed_names() == ["reconnect", "match_end", "reseat", "deferred_reveal", "bye",
+                                     "max_matches", "all_answers"], \
         report.render(symbols=False)
     assert "did not reconnect" in report.result("reconnect").message
     assert report.exit_code == 1
+
+
+async def test_a_bot_that_leaves_on_a_deferred_reveal_fails_that_check():
+    report = await check_bot(fake("strict"), timeout_s=10)
+    assert "deferred_reveal" in report.failed_names(), report.render(symbols=False)
+    assert {"match_end", "reseat", "decide"}.isdisjoint(report.failed_names())
+    assert "deferred reveal" in report.result("deferred_reveal").message
 
 
 def test_the_command_prints_one_line_per_check_and_a_summary(capsys):

@@ -34,7 +34,8 @@ def test_the_thirteen_run_has_its_own_phase_and_the_generic_checks():
     assert {"arrange", "illegal_action", "fouls"} <= set(THIRTEEN_CHECKS)
     assert {"decide", "exchange", "take", "play"}.isdisjoint(THIRTEEN_CHECKS)
     generic = {"hello", "deadline", "unknown_fields", "multiplex", "error_names_match", "short_deadline",
-               "reconnect", "match_end", "reseat", "bye", "max_matches", "all_answers"}
+               "reconnect", "match_end", "reseat", "deferred_reveal", "bye", "max_matches",
+               "all_answers"}
     assert generic <= set(THIRTEEN_CHECKS) and generic <= set(names("muushig"))
 
 

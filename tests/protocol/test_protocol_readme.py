@@ -27,7 +27,8 @@ def examples() -> list[tuple[dict, bytes]]:
 def test_every_message_type_has_an_example_in_both_encodings():
     pairs = examples()
     types = {message["type"] for message, _ in pairs}
-    assert types == {"hello", "action", "bye", "welcome", "error", "match_start", "event", "request", "match_end"}
+    assert types == {"hello", "action", "bye", "welcome", "error", "match_start", "event", "request", "match_end",
+                     "reveal"}
     for message, frame in pairs:
         assert decode_one(frame, "msgpack") == message
         assert frame == encode(message, "msgpack")

@@ -232,6 +232,35 @@ async def test_duplicate_deals_are_embargoed_until_every_rotation_is_played(
     assert body["match"]["reveal"] == m.reveal()
 
 
+@pytest.mark.parametrize("status", [TournamentStatus.RUNNING, TournamentStatus.CANCELLED,
+                                    TournamentStatus.PENDING])
+async def test_an_unplayed_rotation_keeps_its_decks_embargoed_whatever_the_status_says(
+        client: TestClient, store: SqliteStore, status: TournamentStatus) -> None:
+    # Stopped (it stays "running"), cancelled or pending: a resume can still
+    # deal rotation 1, so rotation 0's decks and log stay hidden.
+    tournament(store, "stopped", status=status, seeds=("s0", "s0"))
+    finish_in_store(store, make_match("r0"), tournament_id="stopped", seed="s0")
+    store.complete_slot("stopped", 0, "r0")
+    store.set_tournament_status("stopped", status)
+    for path in ("/api/matches/r0", "/api/matches/r0/events"):
+        body = await (await client.get(path)).json()
+        assert body["embargoed"] is True and body["events"] == []
+    assert (await (await client.get("/api/matches/r0")).json())["match"]["reveal"] is None
+    page = await (await client.get("/matches/r0")).text()
+    assert make_match("r0").reveal()[0]["salt"] not in page
+
+
+async def test_a_finished_tournament_shows_every_deck(client: TestClient,
+                                                       store: SqliteStore) -> None:
+    tournament(store, "over", seeds=("s0",))
+    m = make_match("o0")
+    finish_in_store(store, m, tournament_id="over", seed="s0")
+    store.complete_slot("over", 0, "o0")
+    store.set_tournament_status("over", TournamentStatus.FINISHED)
+    body = await (await client.get("/api/matches/o0")).json()
+    assert body["embargoed"] is False and body["match"]["reveal"] == m.reveal()
+
+
 async def test_unknown_things_are_404_json(client: TestClient) -> None:
     await error_of(await client.get("/api/matches/nope"), 404)
     await error_of(await client.get("/api/matches/nope/events"), 404)

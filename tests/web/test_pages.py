@@ -56,6 +56,24 @@ async def test_tournament_page_shows_progress(client: TestClient, store: SqliteS
     await page(client, "/tournaments/none", 404)
 
 
+async def test_a_duplicate_tournament_page_says_who_could_remember_earlier_rotations(
+        client: TestClient, store: SqliteStore) -> None:
+    config = {"duplicate": True, "entrants": [
+        {"name": "near", "command": ["python", "/secret/path/bot.py"], "cwd": "/secret/path"},
+        {"name": "far", "command": None, "remote": True}]}
+    store.create_tournament(TournamentRecord(
+        id="dup", name="Dup", game="muushig", config=config, status=TournamentStatus.RUNNING,
+        created_at=time.time()), [])
+    html = await page(client, "/tournaments/dup")
+    assert '<li data-entrant="near" data-memory="yes">' in html and "(local)" in html
+    assert '<li data-entrant="far" data-memory="yes">' in html and "(remote)" in html
+    assert "Hosted bots" in html and "/secret/path" not in html
+    store.create_tournament(TournamentRecord(
+        id="once", name="Once", game="muushig", config={**config, "duplicate": False},
+        status=TournamentStatus.RUNNING, created_at=time.time()), [])
+    assert "data-memory" not in await page(client, "/tournaments/once")
+
+
 async def test_match_and_bot_pages(client: TestClient, store: SqliteStore) -> None:
     for i in range(2):
         finish_in_store(store, make_match(f"m{i}", seed=i), finished_at=100.0 + i)

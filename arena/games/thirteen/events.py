@@ -161,3 +161,31 @@ class Showdown(_Public):
             "scores": list(self.scores),
             "totals": list(self.totals),
         }
+
+    # Sealed forms (a duplicate tournament deals this deal again later, see
+    # protocol §6): a seat sees its own rows, its foul and its row of the
+    # pairwise matrix, everyone's scores; spectators the scores alone. Another
+    # seat's rows would show that seat's 13 cards of a deal still to be played.
+    def sealed_for_seat(self, seat: int) -> Wire | None:
+        key = ("sealed", seat)
+        w = self._cache.get(key)
+        if w is None:
+            n = len(self.arrangements)
+            w = self._cache[key] = {
+                "kind": self.kind, "deal": self.deal_no, "sealed": True,
+                "arrangements": [split_wire(self.arrangements[s]) if s == seat else None
+                                 for s in range(n)],
+                "fouled": [self.fouled[s] if s == seat else None for s in range(n)],
+                "pairs": [list(self.pairs[s]) if s == seat else None for s in range(n)],
+                "scores": list(self.scores), "totals": list(self.totals)}
+        return w
+
+    def sealed_for_public(self) -> Wire | None:
+        w = self._cache.get("sealed")
+        if w is None:
+            n = len(self.arrangements)
+            w = self._cache["sealed"] = {
+                "kind": self.kind, "deal": self.deal_no, "sealed": True,
+                "arrangements": [None] * n, "fouled": [None] * n, "pairs": None,
+                "scores": list(self.scores), "totals": list(self.totals)}
+        return w
