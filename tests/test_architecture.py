@@ -20,7 +20,8 @@ ones below, never from one above:
    bots and their ladder, which play matches the same way).
 4. **the application** -- ``arena.web`` (HTTP), ``arena.app`` (composes
    server, web, director and hosted bots), ``arena.cli*`` (the commands),
-   ``arena.checkbot`` (a command that plays a bot against scripted hands).
+   ``arena.checkbot`` (a command that plays a bot against scripted hands),
+   ``arena.dataset`` (public matches as records, read through the web's rules).
 """
 
 from __future__ import annotations
@@ -36,13 +37,13 @@ MAX_LINES = 500
 LAYERS: dict[str, int] = {
     "protocol": 0, "arena.games": 0, "arena.auth": 0, "arena.logs": 0,
     "arena.metrics": 0, "arena.collector": 0, "arena.records": 0, "arena.pure": 0,
-    "arena.options": 0,
+    "arena.options": 0, "arena.notation": 0,
     "arena.storage": 1, "arena.live": 1, "arena.live_bridge": 1,
     "arena.server": 2,
     "arena.tournament": 3, "arena.hosting": 3,
     "arena.web": 4, "arena.app": 4, "arena.cli": 4, "arena.cli_errors": 4,
     "arena.cli_output": 4, "arena.cli_options": 4, "arena.cli_match": 4, "arena.cli_bots": 4,
-    "arena.checkbot": 4,
+    "arena.checkbot": 4, "arena.dataset": 4, "arena.cli_data": 4,
     "arena": 4,  # the package itself (its __init__)
 }
 
