@@ -63,6 +63,7 @@ class WebService:
                                      keepalive_timeout=self.limits.keepalive_timeout_s)
         await self._runner.setup()
         guard.handler_factory = self._runner.server
+        assert cfg.http_port is not None, "the web server starts only with an HTTP port"
         site = GuardedSite(self._runner, cfg.host, cfg.http_port, guard=guard)
         await site.start()
         self.port = self._runner.addresses[0][1]

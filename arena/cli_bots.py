@@ -37,7 +37,7 @@ def run_bots_command(args: argparse.Namespace) -> int:
     from arena.storage import open_store
     from arena.storage.base import AlreadyExistsError, NotFoundError
 
-    name = getattr(args, "name", None)
+    name: str = getattr(args, "name", "")
     if args.bots_command == "add":
         problem = bot_name_problem(name)
         if problem is not None:

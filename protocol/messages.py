@@ -376,7 +376,8 @@ class MatchEnd:
     reveal_deferred: bool = False
 
     def to_wire(self) -> Wire:
-        wire = {"type": "match_end", "match": self.match, "result": self.result, "reveal": self.reveal}
+        wire: Wire = {"type": "match_end", "match": self.match, "result": self.result,
+                      "reveal": self.reveal}
         if self.reveal_deferred:
             wire["reveal_deferred"] = True
         return wire

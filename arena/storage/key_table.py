@@ -67,4 +67,4 @@ class DealKeyTable:
                 config["deals"] = deals
                 db.execute("UPDATE tournaments SET config = ? WHERE id = ?",
                            (dumps(config), tournament_id))
-        return self.get_tournament(tournament_id)  # type: ignore[attr-defined,no-any-return]
+        return self.get_tournament(tournament_id)  # type: ignore[attr-defined]

@@ -19,7 +19,7 @@ def log_dir_for(db: str) -> Path:
     return Path(db).resolve().parent / "bot-logs"
 
 
-def add_logs_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]", add: Any) -> None:
+def add_logs_parser(sub: "argparse._SubParsersAction[Any]", add: Any) -> None:
     """``add(sub, name, **kwargs)``: the CLI's subcommand maker (shared options)."""
     p = add(sub, "logs", help="print what a local bot wrote to stdout/stderr",
                        description="Without MATCH: list the bot's logs, one per match "

@@ -175,7 +175,7 @@ def verify_match(store: Store, match_id: str,
 
 
 # -- arena verify ----------------------------------------------------------------
-def add_verify_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]", add: Any) -> None:
+def add_verify_parser(sub: "argparse._SubParsersAction[Any]", add: Any) -> None:
     """``add(sub, name, **kwargs)``: the CLI's subcommand maker (shared options)."""
     p = add(
         sub, "verify", help="recompute every deck of a finished tournament from its revealed key",
