@@ -19,8 +19,9 @@ from __future__ import annotations
 import re
 
 from arena.server.errors import ServerError
+from protocol.names import MAX_BOT_NAME, bot_name_problem
 
-NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
+NAME = re.compile(r"^[A-Za-z0-9_.-]{1,%d}$" % MAX_BOT_NAME)
 
 
 class IdentityError(ServerError):
@@ -54,8 +55,9 @@ class OpenNames:
                     f"{requested!r} (say hello with name {owned!r}, or leave the name out)")
             return owned
         name = requested if requested is not None else f"bot-{token_hash[:6]}"
-        if not NAME.match(name):
-            raise IdentityError(f"name {name!r:.40} must be 1-32 characters of A-Z a-z 0-9 _ . -")
+        problem = bot_name_problem(name)
+        if problem is not None:
+            raise IdentityError(problem)
         if name in self._owner_of:
             raise IdentityError(
                 f"name {name!r} is taken on this server by another token (in open mode the "

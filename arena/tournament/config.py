@@ -47,7 +47,8 @@ from typing import Any, overload
 from arena.games import game_names, get_game
 from arena.games.base import RuleConfigError
 from arena.tournament.errors import TournamentError
-from arena.tournament.schedule import HOUSE_PREFIX, ScheduleKind
+from arena.tournament.schedule import ScheduleKind
+from protocol.names import BOT_NAME_RULE, bot_name_problem
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 DEFAULT_MAX_TABLES = 252  # C(10, 5): round robin up to ten entrants
@@ -206,11 +207,11 @@ def _entrant(raw: Any, index: int, base_dir: Path) -> Entrant:
     if name is None:
         raise ConfigError(where + "name", "is required")
     if not NAME_RE.match(name):
-        raise ConfigError(where + "name", f"{name!r} must be 1-64 letters, digits, '_', '.' "
-                          "or '-', starting with a letter or digit")
-    if name.startswith(HOUSE_PREFIX):
-        raise ConfigError(where + "name", f"{name!r}: names starting with {HOUSE_PREFIX!r} "
-                          "are reserved for house bots")
+        raise ConfigError(where + "name", f"{name!r} must be {BOT_NAME_RULE}, starting with a "
+                          "letter or digit")
+    problem = bot_name_problem(name)  # the bot port's rule: an entrant is a bot
+    if problem is not None:
+        raise ConfigError(where + "name", problem)
     remote = _bool(raw, "remote", where, False)
     command = raw.get("command")
     if remote and command is not None:

@@ -18,6 +18,7 @@ from aiohttp import web
 from arena.storage.base import AlreadyExistsError, NotFoundError, StorageError
 from arena.web.limits import BusyError
 from arena.web.render import error_page
+from protocol.names import BOT_NAME_RE, bot_name_problem
 
 log = structlog.get_logger(__name__)
 
@@ -29,7 +30,6 @@ MAX_OFFSET = 1_000_000_000  # far beyond any list; SQLite integers stop at 2**63
 # name run to 49 characters, entrant names to 64. Bots registered over HTTP
 # keep the bot port's 32 (BOT_NAME_RE).
 NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-BOT_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,32}")
 INT_RE = re.compile(r"-?[0-9]{1,19}")  # ASCII digits only: int() also reads "1_0", " 1", "٣"
 STORE_FAILING = ("the arena cannot store anything right now (its storage is failing); "
                  "nothing was changed: retry later")
@@ -165,11 +165,10 @@ def check_name(name: Any, what: str = "bot name") -> str:
 
 def check_bot_name(name: Any) -> str:
     """A new bot's name: what the bot port accepts in ``hello`` (1 to 32)."""
-    if not isinstance(name, str) or not BOT_NAME_RE.fullmatch(name):
-        shown = name[:40] + "..." if isinstance(name, str) and len(name) > 40 else name
-        raise ApiError(400, "a bot name must be 1 to 32 characters of letters, digits, "
-                            f"'_', '.' or '-'; got {shown!r}")
-    return name
+    problem = bot_name_problem(name)
+    if problem is not None:
+        raise ApiError(400, problem)
+    return str(name)
 
 
 def check_depth(value: Any, max_depth: int, what: str) -> None:

@@ -450,8 +450,12 @@ class BotClient:
         if message.code == ErrorCode.ILLEGAL_ACTION and pending is not None:
             info, request = pending
             if request.request.constraints is not None:
-                # Nothing to fall back on: the server plays its default at the deadline.
+                # No legal list to fall back on: send the strategy's answer once
+                # more (the request stays open; a server may refuse an answer for
+                # a passing reason), then leave it to the server's default.
                 log.warning("server refused our action", match=info.match, id=message.id, reason=message.message)
+                if len(request.tried) == 1 and asyncio.get_running_loop().time() < request.expires:
+                    await self._send_action(conn, info, request, request.tried[0])
                 return
             retry = self._next_try(request)
             log.warning("server refused our action", match=info.match, id=message.id, reason=message.message, retry=repr(retry)[:80])

@@ -228,6 +228,13 @@ static session_end run_session(const options *o) {
     sb_json_string(&hello, o->token, strlen(o->token));
     sb_puts(&hello, ",\"name\":");
     sb_json_string(&hello, o->name, strlen(o->name));
+    if (o->max_matches > 0) {
+        /* The server says bye after that many (those left after a reconnect). */
+        char count[32];
+        long left = o->max_matches - matches_done;
+        snprintf(count, sizeof count, ",\"max_matches\":%ld", left > 0 ? left : 1);
+        sb_puts(&hello, count);
+    }
     sb_puts(&hello, "}");
     int rc = send_line(fd, &hello);
     sb_free(&hello);
@@ -290,6 +297,8 @@ int main(int argc, char **argv) {
     o.port = arg_or_env(port, "ARENA_PORT", "7000");
     o.token = arg_or_env(token, "ARENA_TOKEN", "");
     o.name = arg_or_env(name, "ARENA_NAME", "cbot");
+    /* check-bot and arena runs may ask for N matches through the environment. */
+    if (o.max_matches == 0 && getenv("ARENA_MAX_MATCHES")) o.max_matches = strtol(getenv("ARENA_MAX_MATCHES"), NULL, 10);
 
     int reconnects_left = 1;
     for (;;) {

@@ -20,7 +20,7 @@ function parseArgs(argv, env) {
     port: Number(env.ARENA_PORT || 7000),
     token: env.ARENA_TOKEN || "",
     name: env.ARENA_NAME || "jsbot",
-    maxMatches: 0,
+    maxMatches: Number(env.ARENA_MAX_MATCHES || 0), // check-bot sets it; the hello announces it
   };
   for (let i = 0; i < argv.length; i++) {
     const [key, inline] = argv[i].split("=", 2);
@@ -75,7 +75,10 @@ class Bot {
     this.socket = socket;
     socket.setNoDelay(true);
     socket.on("connect", () => {
-      this.send({ type: "hello", protocol: 1, token: this.opts.token, name: this.opts.name });
+      const hello = { type: "hello", protocol: 1, token: this.opts.token, name: this.opts.name };
+      // max_matches: the server says bye after that many (those left after a reconnect).
+      if (this.opts.maxMatches > 0) hello.max_matches = Math.max(1, this.opts.maxMatches - this.matchesDone);
+      this.send(hello);
     });
     socket.on("data", (chunk) => {
       let messages;

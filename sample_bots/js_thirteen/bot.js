@@ -20,7 +20,7 @@ function parseArgs(argv, env) {
     port: Number(env.ARENA_PORT || 7000),
     token: env.ARENA_TOKEN || "",
     name: env.ARENA_NAME || "jsthirteen",
-    maxMatches: 0,
+    maxMatches: Number(env.ARENA_MAX_MATCHES || 0), // check-bot sets it; the hello announces it
   };
   for (let i = 0; i < argv.length; i++) {
     const [key, inline] = argv[i].split("=", 2);
@@ -65,6 +65,7 @@ class Bot {
     this.reconnectsLeft = 1;
     this.matchesDone = 0;
     this.rules = new Map(); // match id -> match_start.rules (the wheel flag matters)
+    this.sent = new Map(); // "match/id" -> the arrangement sent, to send again after illegal_action
     this.leaving = false; // bye seen or sent: a close is expected
   }
 
@@ -74,7 +75,10 @@ class Bot {
     this.socket = socket;
     socket.setNoDelay(true);
     socket.on("connect", () => {
-      this.send({ type: "hello", protocol: 1, token: this.opts.token, name: this.opts.name, game: "thirteen" });
+      const hello = { type: "hello", protocol: 1, token: this.opts.token, name: this.opts.name, game: "thirteen" };
+      // max_matches: the server says bye after that many (those left after a reconnect).
+      if (this.opts.maxMatches > 0) hello.max_matches = Math.max(1, this.opts.maxMatches - this.matchesDone);
+      this.send(hello);
     });
     socket.on("data", (chunk) => {
       let messages;
@@ -111,18 +115,25 @@ class Bot {
       case "request": {
         // Every seat is asked at once; the request has constraints, not a legal list.
         const action = arrange(message.constraints, message.state, this.rules.get(message.match));
+        this.sent.set(`${message.match}/${message.id}`, action);
         this.send({ type: "action", match: message.match, id: message.id, action });
         break;
       }
-      case "error":
-        // illegal_action: the server keeps the request open and plays its own
-        // arrangement at the deadline; ours is never fouled, so just report it.
+      case "error": {
+        // illegal_action: the request stays open (the server plays its own
+        // arrangement at the deadline); ours is never fouled, so send it once more.
         log(`error ${message.code}: ${message.message || ""}`);
+        const key = `${message.match}/${message.id}`;
+        if (message.code === "illegal_action" && this.sent.has(key)) {
+          this.send({ type: "action", match: message.match, id: message.id, action: this.sent.get(key) });
+          this.sent.delete(key);
+        }
         if (FATAL_CODES.has(message.code)) {
           this.leaving = true;
           this.fatal = true;
         }
         break;
+      }
       case "match_end":
         this.onMatchEnd(message);
         break;
@@ -136,6 +147,7 @@ class Bot {
 
   onMatchEnd(message) {
     this.rules.delete(message.match);
+    for (const key of this.sent.keys()) if (key.startsWith(`${message.match}/`)) this.sent.delete(key);
     this.matchesDone += 1;
     const result = message.result || {};
     log(`match ${message.match} over; totals ${JSON.stringify(result.totals)} ranks ${JSON.stringify(result.ranks)}`);

@@ -116,7 +116,7 @@ def test_the_command_takes_the_game(capsys):
 
 async def test_the_python_sample_bot_passes():
     report = await check([sys.executable, str(ROOT / "sample_bots" / "python_thirteen" / "bot.py")], deadline_ms=800)
-    assert report.failed_names() == [], report.render(symbols=False)
+    assert report.failed_names() == [] and report.warned_names() == [], report.render(symbols=False)
     assert report.encoding == "msgpack"
     assert "left by itself after 2 matches" in report.result("max_matches").message
 
@@ -126,5 +126,5 @@ async def test_the_js_sample_bot_passes():
         pytest.skip("node/npm are not installed, so the js_thirteen sample bot cannot be built")
     subprocess.run([str(ROOT / "sample_bots" / "js_thirteen" / "build")], check=True, timeout=300)
     report = await check(["node", str(ROOT / "sample_bots" / "js_thirteen" / "bot.js")], deadline_ms=800)
-    assert report.failed_names() == [], report.render(symbols=False)
+    assert report.failed_names() == [] and report.warned_names() == [], report.render(symbols=False)
     assert report.encoding == "msgpack"
