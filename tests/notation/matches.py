@@ -17,6 +17,10 @@ from arena.web.queries import Queries
 from protocol.codec import Encoding
 
 
+# The stored records of each session ``play`` made, by the session's id().
+RECORDS: dict[int, list[str]] = {}
+
+
 def play(game: str, rules: dict[str, Any] | None, seed: int, *, silent_seat: bool = False
          ) -> MatchSession:
     """A finished match of house bots of every kind, drawn by ``seed``; with
@@ -34,12 +38,13 @@ def play(game: str, rules: dict[str, Any] | None, seed: int, *, silent_seat: boo
                            limits=TimeLimits(1000, 0, 2),
                            encodings=[Encoding.JSONL if silent_seat and i == 0 else None
                                       for i in range(engine.n_seats)])
-    session.records_kept: list[str] = []  # type: ignore[attr-defined]
+    # Kept beside the session: a compiled MatchSession takes no new attributes.
+    kept = RECORDS[id(session)] = []
     now = 0.0
 
     def drain() -> None:
         session.data_to_send()
-        session.records_kept.extend(session.records_to_store())  # type: ignore[attr-defined]
+        kept.extend(session.records_to_store())
         session.public_to_show()
 
     session.start(now)
@@ -76,7 +81,7 @@ def store_match(store: Store, session: MatchSession, *, match_id: str | None = N
         rules=engine.rules, limits={"decision_ms": 1000, "bank_ms": 0},
         status=MatchStatus.RUNNING, started_at=at - 10, tournament_id=tournament_id,
         seed=seed))
-    records = session.records_kept  # type: ignore[attr-defined]
+    records = RECORDS[id(session)]
     store.append_events(match_id, [StoredEvent(i, at - 5, json.loads(t))
                                    for i, t in enumerate(records)])
     store.finish_match(match_id, result=session.result, reveal=session.reveal,
