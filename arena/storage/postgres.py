@@ -28,6 +28,7 @@ Durability
 from __future__ import annotations
 
 import contextlib
+import time
 from typing import Any, Iterator, Sequence
 
 import structlog
@@ -48,6 +49,9 @@ except ImportError:  # pragma: no cover - reported by PostgresDatabase
 log = structlog.get_logger(__name__)
 
 CONNECT_TIMEOUT_S = 10
+# While the database is away every transaction tries to reconnect: say so at
+# most this often (with the count since), not ten times a second.
+RECONNECT_LOG_EVERY_S = 30.0
 
 
 class Row:
@@ -120,6 +124,8 @@ class PostgresDatabase(Database):
         self.url = url
         self.where = describe(url)
         self._write: Any = self._connect(autocommit=True)
+        self._reconnects = 0  # attempts since the last warning
+        self._warned_at = float("-inf")
         self._pool = ConnectionPool(
             url, min_size=1, max_size=max(1, read_pool_size), open=True,
             kwargs={"row_factory": _row_factory, "connect_timeout": CONNECT_TIMEOUT_S},
@@ -143,7 +149,7 @@ class PostgresDatabase(Database):
         closed it (a restart): nothing was sent yet, so retrying is safe."""
         for attempt in range(2):
             if self._write.closed or self._write.broken:
-                log.warning("storage.reconnecting", where=self.where)
+                self._note_reconnect()
                 self._write = self._connect(autocommit=True)
             try:
                 self._write.execute("BEGIN")
@@ -152,6 +158,14 @@ class PostgresDatabase(Database):
                 if attempt or not (self._write.closed or self._write.broken):
                     raise StorageError(f"database {self.where}: {exc}") from exc
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _note_reconnect(self) -> None:
+        self._reconnects += 1
+        now = time.monotonic()
+        if now - self._warned_at >= RECONNECT_LOG_EVERY_S:
+            log.warning("storage.reconnecting", where=self.where, attempts=self._reconnects,
+                        next_warning_in_s=RECONNECT_LOG_EVERY_S)
+            self._warned_at, self._reconnects = now, 0
 
     @contextlib.contextmanager
     def tx(self, *, durable: bool = False) -> Iterator[_Connection]:

@@ -7,6 +7,7 @@ the event loop that times the bots.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -14,7 +15,7 @@ from aiohttp import web
 
 import arena.pure
 from arena.collector import WATCH
-from arena.storage.base import MatchStatus
+from arena.storage.base import MatchStatus, StorageError
 from arena.web.accounts import viewer_is_admin
 from arena.web.errors import MAX_OFFSET, ApiError, check_name, int_param, page, pagination
 from arena.web.keys import HEALTH, HUB, METRICS, QUERIES, SETTINGS, WRITER, RegistrationMode
@@ -78,11 +79,34 @@ def store_health(app: web.Application) -> dict[str, Any]:
     return {"healthy": healthy, "last_error": None if healthy else last_error}
 
 
+# How long /api/health waits for the store to answer a read before it
+# reports the store as failing (a database server that is down or hung).
+STORE_PROBE_S = 5.0
+
+
+async def probe_store(request: web.Request) -> str | None:
+    """None if the store answers a read now, else why not. Without it a
+    node that wrote nothing during a database outage said "ok"."""
+    q = request.app[QUERIES]
+    try:
+        async with asyncio.timeout(STORE_PROBE_S):
+            await q.run(q.store.schema_version)
+    except TimeoutError:
+        return f"the store did not answer a read within {STORE_PROBE_S:g} s"
+    except (StorageError, OSError) as exc:
+        return f"the store cannot be read: {exc}"
+    return None
+
+
 @routes.get("/api/health")
 async def health(request: web.Request) -> web.Response:
     hub = request.app[HUB]
     settings = request.app[SETTINGS]
     store = store_health(request.app)
+    unreadable = await probe_store(request)
+    if unreadable is not None:
+        store = {"healthy": False, "last_error": unreadable}
+    store["node"] = getattr(request.app[QUERIES].store, "node", None)
     return web.json_response({
         "status": "ok" if store["healthy"] else "store_failing", "time": time.time(),
         "server": settings.server_info, "registration": settings.registration.value,

@@ -138,3 +138,39 @@ async def test_an_outage_under_the_writer_aborts_cleanly_and_loses_nothing_finis
         assert store.get_match("after").status is MatchStatus.FINISHED
     finally:
         store.close()
+
+
+def test_reconnect_warnings_during_an_outage_are_rate_limited(pg_url, monkeypatch):
+    """A database away for a while: a write a tenth of a second tries to
+    reconnect each time, but the log says so once per window."""
+    import structlog.testing
+
+    from arena.storage import postgres
+    from arena.storage.base import StorageError
+
+    store = open_store(pg_url)
+    db = store.db
+
+    class Broken:
+        closed, broken = True, True
+
+        def close(self):
+            pass
+
+    def refuse(**kwargs):
+        db._write = Broken()
+        raise StorageError("cannot reach the database: connection refused")
+
+    monkeypatch.setattr(db, "_connect", refuse)
+    db._write.close()
+    try:
+        with structlog.testing.capture_logs() as logs:
+            for _ in range(50):
+                with pytest.raises(StorageError):
+                    store.add_bot("ann", None)
+        warnings = [e for e in logs if e["event"] == "storage.reconnecting"]
+        assert len(warnings) == 1
+    finally:
+        monkeypatch.undo()
+        db._write = db._connect(autocommit=True)
+        store.close()

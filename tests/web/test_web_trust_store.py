@@ -60,7 +60,8 @@ async def test_a_write_to_a_failing_store_is_503_and_health_says_so(store: Sqlit
         assert again.status == 201
         health = await c.get("/api/health")
         assert health.status == 200
-        assert (await health.json())["store"] == {"healthy": True, "last_error": None}
+        assert (await health.json())["store"] == {"healthy": True, "last_error": None,
+                                                 "node": None}
 
 
 async def test_token_rotation_and_tournaments_on_a_failing_store_are_503(
