@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import time
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import structlog
 
+from arena.hosting.builder import recover_unfinished
 from arena.hosting.hosted import HostedBots
 from arena.hosting.ladder import Ladder, LadderSettings
 from arena.hosting.versions import VersionStore
@@ -56,9 +58,13 @@ class HostedService:
         self.hosted = HostedBots(versions, self.socket_path, server.local_tokens)
         self.ladder: Ladder | None = None
         self._task: asyncio.Task[None] | None = None
+        self._recovery: asyncio.Task[Any] | None = None
 
     async def start(self) -> None:
         await self.server.start_unix(self.socket_path)
+        # Uploads an earlier run left "building" end ready or failed.
+        self._recovery = asyncio.get_running_loop().create_task(
+            recover_unfinished(self.versions, before=time.time()))
         if self.ladder_settings is not None:
             store = self.server.store
             self.ladder = Ladder(self.server, self.hosted, settings=self.ladder_settings,
@@ -67,10 +73,12 @@ class HostedService:
         log.info("hosting_started", root=str(self.versions.root), ladder=self.ladder is not None)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
+        for task in (self._task, self._recovery):
+            if task is None:
+                continue
+            task.cancel()
             try:
-                await self._task
+                await task
             except (asyncio.CancelledError, Exception):
                 pass
         self.hosted.close()

@@ -153,6 +153,11 @@ class VersionStore:
                 found.append(self.get(bot, int(child.name[1:])))
         return sorted(found, key=lambda v: v.version)
 
+    def unfinished(self) -> list[BotVersion]:
+        """Every version still ``building`` (reads every version: at start only)."""
+        return [v for bot in self.bots() for v in self.versions(bot)
+                if v.status is BuildStatus.BUILDING]
+
     def bots(self) -> list[str]:
         if not self.root.is_dir():
             return []

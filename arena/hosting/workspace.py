@@ -82,6 +82,13 @@ class BuildDisk:
         await asyncio.to_thread(_copy_out, self.path, target)
 
 
+async def clear_leftover(path: Path) -> None:
+    """The build disk of an arena that was killed mid-build: unmount, remove."""
+    if await asyncio.to_thread(os.path.ismount, path):
+        await _run("umount", "-l", str(path))
+    await asyncio.to_thread(shutil.rmtree, path, True)
+
+
 async def _run(*argv: str) -> tuple[int, str]:
     proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL,
                                                 stdout=asyncio.subprocess.PIPE,
