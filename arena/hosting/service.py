@@ -42,8 +42,8 @@ def ladder_ratings(store: Any) -> dict[tuple[str, str], tuple[float, float]]:
 class HostedService:
     """Gives an :class:`~arena.server.server.ArenaServer` its hosted bots.
 
-    ``start()`` opens the Unix socket the sandboxes reach the arena through
-    and, with ``ladder`` settings, runs the ladder; ``stop()`` ends every
+    ``start()`` builds what an earlier run left building and, with
+    ``ladder`` settings, runs the ladder (each run opens its own Unix socket); ``stop()`` ends every
     sandbox (before the server stops, so no bot outlives it).
     """
 
@@ -54,14 +54,13 @@ class HostedService:
         self.ladder_settings = ladder
         self._socket_dir = Path(tempfile.mkdtemp(prefix="arena-bots-"))
         self._socket_dir.chmod(0o755)
-        self.socket_path = self._socket_dir / "arena.sock"
-        self.hosted = HostedBots(versions, self.socket_path, server.local_tokens)
+        self.hosted = HostedBots(versions, self._socket_dir, server.start_unix,
+                                 server.local_tokens)
         self.ladder: Ladder | None = None
         self._task: asyncio.Task[None] | None = None
         self._recovery: asyncio.Task[Any] | None = None
 
     async def start(self) -> None:
-        await self.server.start_unix(self.socket_path)
         # Uploads an earlier run left "building" end ready or failed.
         self._recovery = asyncio.get_running_loop().create_task(
             recover_unfinished(self.versions, before=time.time()))
