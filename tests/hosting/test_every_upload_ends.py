@@ -4,6 +4,7 @@ archives, a server stopped mid-build, an upload stored without a build."""
 from __future__ import annotations
 
 import asyncio
+import os
 import io
 import zipfile
 from pathlib import Path
@@ -69,6 +70,8 @@ async def test_a_build_stopped_half_way_is_built_again_on_restart(tmp_path: Path
     task.cancel()  # the server stops
     await asyncio.gather(task, return_exceptions=True)
     assert versions.get("bot", stored.version).status is BuildStatus.BUILDING
+    work = versions.version_dir("bot", stored.version) / "work"
+    assert not os.path.ismount(work)  # the build's own disk went with it
     await recover_unfinished(versions)
     assert versions.get("bot", stored.version).status is BuildStatus.READY
 
