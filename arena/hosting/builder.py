@@ -15,8 +15,8 @@ from arena.hosting.archive import ArchiveLimits, unpack_submission
 from arena.hosting.errors import ArchiveError, BuildError, HostingError
 from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap
 from arena.hosting.presets import BotRecipe, recipe_for
-from arena.hosting.sandbox import (Mount, Sandbox, SandboxLimits, SandboxSpec, next_uid,
-                                   python_mounts)
+from arena.hosting.sandbox import Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts
+from arena.hosting.uids import POOL
 from arena.hosting.workspace import BuildDisk, clear_leftover
 from arena.hosting.versions import BotVersion, BuildStatus, VersionStore
 
@@ -108,17 +108,21 @@ async def _build(versions: VersionStore, version: BotVersion, limits: BuildLimit
         recipe = await asyncio.to_thread(recipe_for, app, version.lang)
         version.lang, version.game = recipe.lang, recipe.game
         if recipe.build:
-            uid = next_uid()
-            async with BuildDisk(directory / "work", limits.disk_bytes, limits.files,
-                                 uid) as disk:
-                await disk.fill_from(app)
-                for step in recipe.build:
-                    code = await _run_step(disk.path, recipe, step, log_file, limits, uid)
-                    disk.check()  # a full disk explains a failed step best
-                    if code != 0:
-                        raise BuildError(f"the build step {' '.join(step)!r} exited with code "
-                                         f"{code} (see the build log)")
-                await disk.copy_out(app)
+            lease = POOL.lease()  # one user id over every step, owning the build's disk
+            try:
+                async with BuildDisk(directory / "work", limits.disk_bytes, limits.files,
+                                     lease.uid) as disk:
+                    await disk.fill_from(app)
+                    for step in recipe.build:
+                        code = await _run_step(disk.path, recipe, step, log_file, limits,
+                                               lease.uid)
+                        disk.check()  # a full disk explains a failed step best
+                        if code != 0:
+                            raise BuildError(f"the build step {' '.join(step)!r} exited with "
+                                             f"code {code} (see the build log)")
+                    await disk.copy_out(app)
+            finally:
+                lease.release()
         version.run = recipe.run
         version.status = BuildStatus.READY
     except BuildError as exc:
