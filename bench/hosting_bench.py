@@ -97,11 +97,11 @@ async def hosted_bot(runs: int, tmp: Path) -> dict[str, float]:
     server = ArenaServer(ServerConfig(host="127.0.0.1", port=0, http_port=None, db=str(db),
                                       house_wait_s=None, matchmaking=False), store)
     await server.start()
-    socket_path = tmp / "bots.sock"
-    await server.start_unix(socket_path)
+    sockets = tmp / "sockets"
+    sockets.mkdir()
     versions = VersionStore(tmp / "hosted")
     await submit_and_build(versions, "bench", BOT.read_bytes(), "bot.py")
-    hosted = HostedBots(versions, socket_path, server.local_tokens)
+    hosted = HostedBots(versions, sockets, server.start_unix, server.local_tokens)
     ready_sandboxed, ready_plain, pss_sandboxed, pss_plain = [], [], [], []
     for _ in range(runs):
         started = time.perf_counter()

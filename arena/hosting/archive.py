@@ -162,6 +162,26 @@ def unpack_submission(data: bytes, filename: str, dest: Path,
         raise ArchiveError("the upload is empty")
     dest.mkdir(parents=True, exist_ok=True)
     budget = _Budget(limits)
+    try:
+        _unpack(data, filename, dest, budget, limits)
+        _flatten_single_directory(dest)
+    except (OSError, ValueError) as exc:
+        # What the checks above let through and the file system refuses: a
+        # member that is a file and a directory at once, a name too long for
+        # one path component. The upload is refused, with where it broke.
+        where = Path(getattr(exc, "filename", None) or "").name
+        raise ArchiveError(f"the archive cannot be unpacked: {getattr(exc, 'strerror', None) or exc}"
+                           + (f" at {where[:60]!r}" if where else "")
+                           + " (do two members share a name, or is a name over 255 bytes?)"
+                           ) from None
+    files = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
+    if not files:
+        raise ArchiveError("the archive holds no files")
+    return files
+
+
+def _unpack(data: bytes, filename: str, dest: Path, budget: _Budget,
+            limits: ArchiveLimits) -> None:
     kind = archive_kind(filename, data)
     if kind == "zip":
         _unpack_zip(data, dest, budget)
@@ -169,16 +189,12 @@ def unpack_submission(data: bytes, filename: str, dest: Path,
         _unpack_tar(data, dest, budget)
     else:
         name = PurePosixPath(filename.replace("\\", "/")).name
-        rel = safe_member_path(name, limits)
-        if rel is None:
-            raise ArchiveError(f"file name {filename!r} is not usable")
+        rel = safe_member_path(name, limits) if name not in ("", ".", "..") else None
+        if rel is None or "\x00" in name:
+            raise ArchiveError(f"file name {filename[:60]!r} is not usable: name the file "
+                               "after its language (bot.py, bot.js, main.c)")
         budget.add_file(name)
         _write(dest, rel, io.BytesIO(data), budget, 0o755 if name.endswith(".sh") else 0o644)
-    _flatten_single_directory(dest)
-    files = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
-    if not files:
-        raise ArchiveError("the archive holds no files")
-    return files
 
 
 def _flatten_single_directory(dest: Path) -> None:

@@ -16,9 +16,9 @@ from arena.hosting.archive import ArchiveLimits, unpack_submission
 from arena.hosting.errors import ArchiveError, BuildError, HostingError
 from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap
 from arena.hosting.presets import BotRecipe, recipe_for
-from arena.hosting.sandbox import (Mount, Sandbox, SandboxLimits, SandboxSpec, next_uid,
-                                   python_mounts)
-from arena.hosting.workspace import BuildDisk
+from arena.hosting.sandbox import Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts
+from arena.hosting.uids import POOL
+from arena.hosting.workspace import BuildDisk, clear_leftover
 from arena.hosting.versions import BotVersion, BuildStatus, VersionStore
 
 log = structlog.get_logger("arena.hosting.build")
@@ -43,6 +43,15 @@ def interpreter_command(command: list[str]) -> list[str]:
     return list(command)
 
 
+def _plain_suffix(filename: str) -> str:
+    name = filename.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    for suffix in (".tar.gz", ".tgz", ".tar", ".zip"):
+        if name.endswith(suffix):
+            return suffix
+    suffix = Path(name).suffix if "\x00" not in name else ""
+    return suffix if 1 < len(suffix) <= 8 and suffix[1:].isalnum() else ""
+
+
 def submit(versions: VersionStore, bot: str, data: bytes, filename: str, *,
            lang: str | None = None, limits: ArchiveLimits = ArchiveLimits()) -> BotVersion:
     """Store an upload as a new version and unpack it (the build comes next).
@@ -50,12 +59,13 @@ def submit(versions: VersionStore, bot: str, data: bytes, filename: str, *,
     A refused archive still becomes a version — ``failed`` with the reason —
     so its owner sees what happened where every version is listed.
     """
-    version = versions.new_version(bot, filename, lang)
+    version = versions.new_version(bot, filename[:200], lang)
     directory = versions.version_dir(bot, version.version)
     upload = directory / "upload"
     upload.mkdir()
-    safe_name = Path(filename.replace("\\", "/")).name or "upload"
-    (upload / safe_name).write_bytes(data[: limits.max_upload_bytes])
+    # Kept under a name of ours: the sender's may be "..", 300 characters long
+    # or hold a NUL byte. Only a short, plain suffix is carried over.
+    (upload / ("upload" + _plain_suffix(filename))).write_bytes(data[: limits.max_upload_bytes])
     try:
         version.files = unpack_submission(data, filename, directory / "app", limits)
     except ArchiveError as exc:
@@ -76,8 +86,20 @@ async def build(versions: VersionStore, version: BotVersion,
     bytes and files, copied back clean when it is done. Its log is cut at
     ``LOG_CAP_BYTES``. Nothing here walks the bot's files on the loop.
     """
-    if version.status is not BuildStatus.BUILDING:
+    key = (version.bot, version.version)
+    if version.status is not BuildStatus.BUILDING or key in _BUILDING:
         return version
+    _BUILDING.add(key)
+    try:
+        return await _build(versions, version, limits)
+    finally:
+        _BUILDING.discard(key)
+
+
+_BUILDING: set[tuple[str, int]] = set()  # (bot, version) being built in this process
+
+
+async def _build(versions: VersionStore, version: BotVersion, limits: BuildLimits) -> BotVersion:
     directory = versions.version_dir(version.bot, version.version)
     app = directory / "app"
     log_path = directory / "build.log"
@@ -87,17 +109,21 @@ async def build(versions: VersionStore, version: BotVersion,
         recipe = await asyncio.to_thread(recipe_for, app, version.lang)
         version.lang, version.game = recipe.lang, recipe.game
         if recipe.build:
-            uid = next_uid()
-            async with BuildDisk(directory / "work", limits.disk_bytes, limits.files,
-                                 uid) as disk:
-                await disk.fill_from(app)
-                for step in recipe.build:
-                    code = await _run_step(disk.path, recipe, step, log_file, limits, uid)
-                    disk.check()  # a full disk explains a failed step best
-                    if code != 0:
-                        raise BuildError(f"the build step {' '.join(step)!r} exited with code "
-                                         f"{code} (see the build log)")
-                await disk.copy_out(app)
+            lease = POOL.lease()  # one user id over every step, owning the build's disk
+            try:
+                async with BuildDisk(directory / "work", limits.disk_bytes, limits.files,
+                                     lease.uid) as disk:
+                    await disk.fill_from(app)
+                    for step in recipe.build:
+                        code = await _run_step(disk.path, recipe, step, log_file, limits,
+                                               lease.uid)
+                        disk.check()  # a full disk explains a failed step best
+                        if code != 0:
+                            raise BuildError(f"the build step {' '.join(step)!r} exited with "
+                                             f"code {code} (see the build log)")
+                    await disk.copy_out(app)
+            finally:
+                lease.release()
         version.run = recipe.run
         version.status = BuildStatus.READY
     except BuildError as exc:
@@ -150,3 +176,29 @@ async def submit_and_build(versions: VersionStore, bot: str, data: bytes, filena
 
 def run_build_sync(versions: VersionStore, version: BotVersion) -> BotVersion:
     return asyncio.run(build(versions, version))
+
+
+async def recover_unfinished(versions: VersionStore,
+                             before: float | None = None) -> list[BotVersion]:
+    """Versions left ``building`` by an arena that stopped (or by ``arena bots
+    submit --no-build``) are built now, one at a time; one whose upload was
+    never unpacked is ``failed``, to be uploaded again. Called when a server
+    with hosted bots starts (``before``: its start; later uploads have their
+    own builds); returns what it finished."""
+    finished = []
+    for version in await asyncio.to_thread(versions.unfinished):
+        if before is not None and version.created_at >= before:
+            continue
+        if (version.bot, version.version) in _BUILDING:
+            continue
+        directory = versions.version_dir(version.bot, version.version)
+        await clear_leftover(directory / "work")
+        if not await asyncio.to_thread((directory / "app").is_dir):
+            version.status = BuildStatus.FAILED
+            version.reason = "the arena stopped before this upload was unpacked; upload it again"
+            await asyncio.to_thread(versions.save, version)
+        else:
+            log.info("build_resumed", bot=version.bot, version=version.version)
+            version = await build(versions, version)
+        finished.append(version)
+    return finished

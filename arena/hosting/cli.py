@@ -13,6 +13,7 @@ from typing import Any
 from arena.hosting.builder import build, submit
 from arena.hosting.errors import HostingError
 from arena.hosting.presets import LANGS
+from arena.hosting.queue import UploadLimits
 from arena.hosting.service import hosting_root
 from arena.hosting.versions import VersionStore
 from arena.options import at_least, seconds
@@ -78,6 +79,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
             raise HostingError(f"no file {args.path!r}")
         versions = _versions(args.db)
         version = submit(versions, args.name, path.read_bytes(), path.name, lang=args.lang)
+        versions.prune(args.name, keep=UploadLimits().versions_kept)
         if not args.no_build:
             version = asyncio.run(build(versions, version))
     except HostingError as exc:

@@ -1,8 +1,9 @@
 """A hosted bot playing: its active version started in a sandbox for a match.
 
-The arena listens on a Unix socket (``ArenaServer.start_unix``); the socket
-is bind-mounted read-only into the sandbox at ``/arena/arena.sock`` and the
-relay makes it ``127.0.0.1:7000`` inside. The bot gets the same four
+Each run gets a Unix socket of its own into the arena (:mod:`.run_socket`,
+``ArenaServer.start_unix``, limits per bot); it is bind-mounted into the
+sandbox at ``/arena/arena.sock`` and the relay makes it ``127.0.0.1:7000``
+inside. The bot gets the same four
 variables as any bot the arena starts (``ARENA_HOST``, ``ARENA_PORT``,
 ``ARENA_TOKEN``, ``ARENA_NAME``) and from then on is an ordinary bot. Its
 stderr goes to a file its owner can read; nobody else sees it.
@@ -24,6 +25,7 @@ import structlog
 from arena.hosting.builder import interpreter_command
 from arena.hosting.errors import HostingError
 from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap, prune_stderr
+from arena.hosting.run_socket import Listener, RunSocket
 from arena.hosting.sandbox import Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts
 from arena.hosting.versions import BotVersion, BuildStatus, VersionStore
 
@@ -43,6 +45,7 @@ class HostedRun:
     stderr_path: Path
     started_at: float
     token: str  # valid while this run lives, revoked when it stops
+    socket: RunSocket
 
     @property
     def alive(self) -> bool:
@@ -80,10 +83,11 @@ class HostedBots:
     (``VersionStore.retire``) stops its run and revokes every token it holds.
     """
 
-    def __init__(self, versions: VersionStore, socket_path: Path, tokens: TokenIssuer,
-                 limits: SandboxLimits = SandboxLimits()) -> None:
+    def __init__(self, versions: VersionStore, socket_dir: Path, listen: Listener,
+                 tokens: TokenIssuer, limits: SandboxLimits = SandboxLimits()) -> None:
         self.versions = versions
-        self.socket_path = socket_path
+        self.socket_dir = socket_dir  # each run's socket is made here
+        self.listen = listen
         self.tokens = tokens
         self.limits = limits
         self.runs: dict[str, HostedRun] = {}
@@ -117,15 +121,18 @@ class HostedBots:
         stderr_path = await asyncio.to_thread(self.versions.stderr_path, bot, version.version,
                                               f"run-{run_id}")
         token = self.tokens.issue(bot)
-        spec = sandbox_spec(version, app, self.socket_path, token, self.limits)
+        sock = await RunSocket.open(self.listen, self.socket_dir / f"{secrets.token_hex(4)}.sock",
+                                  bot)  # short: a Unix socket path has at most 107 bytes
+        spec = sandbox_spec(version, app, sock.path, token, self.limits)
         try:
             with open(stderr_path, "wb") as stderr:
                 sandbox = Sandbox(spec, stderr=stderr.fileno())
                 await sandbox.start()
         except BaseException:
             self.tokens.revoke(token)
+            sock.close()
             raise
-        run = self.runs[bot] = HostedRun(version, sandbox, stderr_path, time.time(), token)
+        run = self.runs[bot] = HostedRun(version, sandbox, stderr_path, time.time(), token, sock)
         log.info("hosted_bot_started", bot=bot, version=version.version, pid=sandbox.pid)
         return run
 
@@ -134,6 +141,7 @@ class HostedBots:
         if run is None:
             return
         self.tokens.revoke(run.token)  # first: nothing it kept may say hello again
+        run.socket.close()
         await run.sandbox.stop()
         await asyncio.to_thread(self._keep_log, run, match_id)
         log.info("hosted_bot_stopped", bot=bot, version=run.version.version, match=match_id)

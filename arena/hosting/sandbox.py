@@ -29,18 +29,12 @@ from pathlib import Path
 import structlog
 
 from arena.hosting.errors import SandboxError
+from arena.hosting.uids import POOL, UidLease
 
 log = structlog.get_logger("arena.hosting.sandbox")
 
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
-_FIRST_UID = 61000  # one user id per running sandbox, above ordinary accounts
-_uids = itertools.cycle(range(_FIRST_UID, _FIRST_UID + 4000))
 _ids = itertools.count(1)
-
-
-def next_uid() -> int:
-    """A user id for one sandbox (a writable build directory is given to it)."""
-    return next(_uids)
 _SETPRIV = "/usr/bin/setpriv"
 
 
@@ -223,8 +217,11 @@ class Sandbox:
 
     def __init__(self, spec: SandboxSpec, *, stderr: int | None = None,
                  uid: int | None = None) -> None:
+        """``uid``: one the caller leased (a build keeps one over its steps);
+        by default the sandbox leases its own, unique on this machine."""
         self.spec = spec
-        self.uid = uid if uid is not None else next_uid()
+        self._lease: UidLease | None = None if uid is not None else POOL.lease()
+        self.uid = uid if uid is not None else self._lease.uid  # type: ignore[union-attr]
         self.name = f"{os.getpid()}-{next(_ids)}"
         self._stderr = stderr
         self.process: asyncio.subprocess.Process | None = None
@@ -279,3 +276,5 @@ class Sandbox:
                     break
                 await asyncio.sleep(0.05)
             self._cgroups.remove()
+        if self._lease is not None:  # its processes are gone: the id is free
+            self._lease.release()

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import time
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import structlog
 
+from arena.hosting.builder import recover_unfinished
 from arena.hosting.hosted import HostedBots
 from arena.hosting.ladder import Ladder, LadderSettings
 from arena.hosting.versions import VersionStore
@@ -40,8 +42,8 @@ def ladder_ratings(store: Any) -> dict[tuple[str, str], tuple[float, float]]:
 class HostedService:
     """Gives an :class:`~arena.server.server.ArenaServer` its hosted bots.
 
-    ``start()`` opens the Unix socket the sandboxes reach the arena through
-    and, with ``ladder`` settings, runs the ladder; ``stop()`` ends every
+    ``start()`` builds what an earlier run left building and, with
+    ``ladder`` settings, runs the ladder (each run opens its own Unix socket); ``stop()`` ends every
     sandbox (before the server stops, so no bot outlives it).
     """
 
@@ -52,13 +54,16 @@ class HostedService:
         self.ladder_settings = ladder
         self._socket_dir = Path(tempfile.mkdtemp(prefix="arena-bots-"))
         self._socket_dir.chmod(0o755)
-        self.socket_path = self._socket_dir / "arena.sock"
-        self.hosted = HostedBots(versions, self.socket_path, server.local_tokens)
+        self.hosted = HostedBots(versions, self._socket_dir, server.start_unix,
+                                 server.local_tokens)
         self.ladder: Ladder | None = None
         self._task: asyncio.Task[None] | None = None
+        self._recovery: asyncio.Task[Any] | None = None
 
     async def start(self) -> None:
-        await self.server.start_unix(self.socket_path)
+        # Uploads an earlier run left "building" end ready or failed.
+        self._recovery = asyncio.get_running_loop().create_task(
+            recover_unfinished(self.versions, before=time.time()))
         if self.ladder_settings is not None:
             store = self.server.store
             self.ladder = Ladder(self.server, self.hosted, settings=self.ladder_settings,
@@ -67,10 +72,12 @@ class HostedService:
         log.info("hosting_started", root=str(self.versions.root), ladder=self.ladder is not None)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
+        for task in (self._task, self._recovery):
+            if task is None:
+                continue
+            task.cancel()
             try:
-                await self._task
+                await task
             except (asyncio.CancelledError, Exception):
                 pass
         self.hosted.close()

@@ -21,6 +21,7 @@ import enum
 import json
 import os
 import re
+import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -152,6 +153,27 @@ class VersionStore:
                     and (child / "version.json").is_file():
                 found.append(self.get(bot, int(child.name[1:])))
         return sorted(found, key=lambda v: v.version)
+
+    def prune(self, bot: str, keep: int) -> list[int]:
+        """Remove all but the ``keep`` newest versions of ``bot``, never the one
+        that plays nor one still building; the numbers removed. Walks files:
+        call it off the event loop."""
+        active = self.active(bot)
+        found = self.versions(bot)
+        newest = {v.version for v in found[-keep:]}
+        removed = []
+        for version in found:
+            if version.version in newest or (active and version.version == active.version) \
+                    or version.status is BuildStatus.BUILDING:
+                continue
+            shutil.rmtree(self.version_dir(bot, version.version), ignore_errors=True)
+            removed.append(version.version)
+        return removed
+
+    def unfinished(self) -> list[BotVersion]:
+        """Every version still ``building`` (reads every version: at start only)."""
+        return [v for bot in self.bots() for v in self.versions(bot)
+                if v.status is BuildStatus.BUILDING]
 
     def bots(self) -> list[str]:
         if not self.root.is_dir():

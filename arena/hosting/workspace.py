@@ -18,6 +18,7 @@ import asyncio
 import os
 import shutil
 import stat
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,26 +40,31 @@ class BuildDisk:
         self.size_bytes = size_bytes
         self.files = files
         self.uid = uid
-        self._mounted = False
 
     async def __aenter__(self) -> "BuildDisk":
-        await asyncio.to_thread(self.path.mkdir, parents=True, exist_ok=True)
         options = (f"size={self.size_bytes},nr_inodes={self.files},mode=0755,"
                    f"uid={self.uid},gid={self.uid},nosuid,nodev")
-        code, output = await _run("mount", "-t", "tmpfs", "-o", options, "arena-build",
-                                  str(self.path))
+        # Mounting and unmounting run in a thread that finishes even when the
+        # build is cancelled (the server stops), so no mount is left behind.
+        mounting = asyncio.ensure_future(asyncio.to_thread(_mount, self.path, options))
+        try:
+            code, output = await asyncio.shield(mounting)
+        except asyncio.CancelledError:
+            await asyncio.wait([mounting])
+            await asyncio.to_thread(_unmount, self.path)
+            raise
         if code != 0:
+            await asyncio.to_thread(_unmount, self.path)
             raise SandboxError(f"cannot mount the build's own disk (tmpfs): {output.strip()}")
-        self._mounted = True
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._mounted:
-            code, _ = await _run("umount", str(self.path))
-            if code != 0:  # a process that escaped the sandbox still holds it
-                await _run("umount", "-l", str(self.path))
-            self._mounted = False
-        await asyncio.to_thread(shutil.rmtree, self.path, True)
+        unmounting = asyncio.ensure_future(asyncio.to_thread(_unmount, self.path))
+        try:
+            await asyncio.shield(unmounting)
+        except asyncio.CancelledError:
+            await asyncio.wait([unmounting])
+            raise
 
     async def fill_from(self, source: Path) -> None:
         await asyncio.to_thread(_copy_in, source, self.path, self.uid)
@@ -82,12 +88,28 @@ class BuildDisk:
         await asyncio.to_thread(_copy_out, self.path, target)
 
 
-async def _run(*argv: str) -> tuple[int, str]:
-    proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL,
-                                                stdout=asyncio.subprocess.PIPE,
-                                                stderr=asyncio.subprocess.STDOUT)
-    out, _ = await proc.communicate()
-    return proc.returncode or 0, out.decode(errors="replace")
+async def clear_leftover(path: Path) -> None:
+    """The build disk of an arena that was killed mid-build: unmount, remove."""
+    await asyncio.to_thread(_unmount, path)
+
+
+def _mount(path: Path, options: str) -> tuple[int, str]:
+    """(a worker thread)"""
+    path.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "arena-build", str(path)],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    return done.returncode, done.stdout + done.stderr
+
+
+def _unmount(path: Path) -> None:
+    """(a worker thread) Unmount if mounted (lazily if something escaped the
+    sandbox and still holds it), then remove the mount point."""
+    if os.path.ismount(path):
+        done = subprocess.run(["umount", str(path)], stdin=subprocess.DEVNULL, capture_output=True)
+        if done.returncode != 0:
+            subprocess.run(["umount", "-l", str(path)], stdin=subprocess.DEVNULL,
+                           capture_output=True)
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _copy_in(source: Path, target: Path, uid: int) -> None:

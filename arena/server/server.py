@@ -120,12 +120,15 @@ class ArenaServer:
         log.info("server_started", host=cfg.host, port=self.port, open=cfg.open,
                  game=self.spec.name)
 
-    async def start_unix(self, path: str | os.PathLike[str]) -> None:
-        """Also take bots on a Unix socket: hosted bots reach the arena through
-        it from inside their sandboxes (the socket is their only way out)."""
-        server = await asyncio.get_running_loop().create_unix_server(self._new_connection, str(path))
+    async def start_unix(self, path: str | os.PathLike[str], wrap: Any = None) -> Any:
+        """Also take bots on a Unix socket (hosted bots' only way out of their
+        sandboxes). ``wrap(conn)`` gives each connection its protocol: such a
+        socket is its caller's to close (a hosted run's own, limits per bot)."""
+        server = await asyncio.get_running_loop().create_unix_server(
+            lambda: wrap(self._new_connection()) if wrap else self._new_connection(), str(path))
         os.chmod(path, 0o666)  # sandboxed bots run under user ids of their own
-        self._unix.append(server)
+        self._unix += [] if wrap else [server]
+        return server
 
     async def adopt_connection(self, sock: socket.socket, data: bytes = b"") -> None:
         """Take a bot connection another listener accepted (``arena serve

@@ -24,7 +24,9 @@ from arena.hosting.presets import LANGS
 from arena.hosting.versions import BotVersion
 from arena.tournament.standings import compute_standings
 from arena.web.ladders import main_game
-from arena.web.accounts import require_bot_or_admin
+from arena.hosting.queue import QueueFull
+from arena.web.accounts import _bearer, _is_admin, require_bot_or_admin
+from arena.web.limits import retry_after_header
 from arena.web.errors import ApiError, check_name
 from arena.web.hosting_state import HOSTING, Hosting
 from arena.web.keys import QUERIES, STORE
@@ -41,6 +43,7 @@ def setup(app: web.Application, hosting: Hosting) -> None:
     app.router.add_routes(routes)
 
     async def _wait_for_builds(app: web.Application) -> None:
+        # Cancelled builds stay "building"; the next start builds them again.
         for task in list(hosting.builds):
             task.cancel()
         if hosting.builds:
@@ -104,24 +107,52 @@ async def _read_upload(request: web.Request, limits: ArchiveLimits) -> tuple[byt
 
 @routes.post("/api/bots/{name}/versions")
 async def upload(request: web.Request) -> web.Response:
+    """Limits, in the order they cost the arena least: the bot's upload rate
+    (the admin has none), the bodies read at once, the builds waiting."""
     bot = await _bot(request)
     await require_bot_or_admin(request, bot)
     if bot.removed:
         raise ApiError(410, f"bot {bot.name!r} was removed")
     hosting = request.app[HOSTING]
-    data, filename, lang = await _read_upload(request, hosting.limits)
+    if not _is_admin(request, _bearer(request)):
+        wait = hosting.rate.take(bot.name)
+        if wait is not None:
+            per_hour = hosting.uploads.uploads_per_hour
+            raise ApiError(429, f"bot {bot.name!r} sent its uploads for now ({per_hour:g} an hour "
+                                f"after {hosting.uploads.upload_burst} at once)",
+                           headers=retry_after_header(wait))
+    if hosting.reading >= hosting.uploads.uploads_at_once:
+        raise ApiError(429, "the arena is receiving other uploads; send it again in a few seconds",
+                       headers=retry_after_header(5))
+    hosting.reading += 1
     try:
-        version = await request.app[QUERIES].run(submit, hosting.versions, bot.name, data,
-                                                 filename, lang=lang, limits=hosting.limits)
+        data, filename, lang = await _read_upload(request, hosting.limits)
+        if hosting.queue.waiting >= hosting.queue.waiting_limit:
+            raise ApiError(429, f"{hosting.queue.waiting} builds are waiting already; send the "
+                                "upload again in a minute", headers=retry_after_header(60))
+        version = await request.app[QUERIES].run(_submit, hosting, bot.name, data, filename, lang)
     except HostingError as exc:
         raise ApiError(400, str(exc)) from None
-    task = asyncio.get_running_loop().create_task(build(hosting.versions, version))
-    hosting.builds.add(task)
-    task.add_done_callback(hosting.builds.discard)
-    log.info("version_uploaded", bot=bot.name, version=version.version, bytes=len(data))
+    finally:
+        hosting.reading -= 1
+    size = len(data)
+    del data  # the body is on disk now; the memory goes back at once
+    try:
+        hosting.queue.submit(lambda: build(hosting.versions, version))
+    except QueueFull as exc:  # filled while this one was stored: it waits for a restart
+        raise ApiError(429, str(exc), headers=retry_after_header(60)) from None
+    log.info("version_uploaded", bot=bot.name, version=version.version, bytes=size)
     location = f"/api/bots/{bot.name}/versions/{version.version}"
     return web.json_response({"version": owner_version(version)}, status=202,
                              headers={"Location": location})
+
+
+def _submit(hosting: Hosting, bot: str, data: bytes, filename: str,
+            lang: str | None) -> BotVersion:
+    """(a read thread) Store and unpack the upload; the bot keeps its newest versions."""
+    version = submit(hosting.versions, bot, data, filename, lang=lang, limits=hosting.limits)
+    hosting.versions.prune(bot, keep=hosting.uploads.versions_kept)
+    return version
 
 
 @routes.get("/api/bots/{name}/versions")

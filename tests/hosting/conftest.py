@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from typing import Any, AsyncIterator
@@ -74,13 +75,13 @@ async def arena(tmp_path: Path) -> AsyncIterator[Arena]:
     server = ArenaServer(ServerConfig(host="127.0.0.1", port=0, http_port=None, db=str(db),
                                       house_wait_s=None, decision_ms=3000, bank_ms=2000), store)
     await server.start()
-    socket_path = tmp_path / "bots.sock"
-    await server.start_unix(socket_path)
+    sockets = Path(tempfile.mkdtemp(prefix="arena-"))  # short: a socket path is 107 bytes at most
     versions = VersionStore(tmp_path / "hosted")
-    hosted = HostedBots(versions, socket_path, server.local_tokens)
+    hosted = HostedBots(versions, sockets, server.start_unix, server.local_tokens)
     try:
         yield Arena(server, versions, hosted, store)
     finally:
         await hosted.stop_all()
         await server.stop()
         store.close()
+        shutil.rmtree(sockets, ignore_errors=True)

@@ -184,3 +184,28 @@ async def test_the_bot_page_lists_versions_and_shows_logs_to_the_owner(site) -> 
         finally:
             await browser.close()
     assert "v1: failed" in shown and "exited with code" in shown and "error" in shown
+
+
+@pytest.mark.parametrize("filename", ["..", "x" * 300 + ".py"])
+async def test_a_hostile_upload_name_answers_202_with_a_failed_version(site, filename: str) -> None:
+    _, _, base = site
+    async with aiohttp.ClientSession() as http:
+        response = await _upload(http, base, "owner-bot", "secret-token", BOT, filename)
+        assert response.status == 202, await response.text()
+        version = await _wait_built(http, base, "owner-bot", 1)
+        assert version["status"] == "failed"
+
+
+async def test_a_server_builds_what_was_left_building_when_it_starts(site) -> None:
+    server, service, base = site
+    from arena.hosting.builder import submit
+
+    stored = submit(service.versions, "rival", BOT, "bot.py")  # stored, never built
+    restarted = HostedService(server, service.versions)
+    await restarted.start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            version = await _wait_built(http, base, "rival", stored.version)
+    finally:
+        await restarted.stop()
+    assert version["status"] == "ready"
