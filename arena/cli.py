@@ -155,7 +155,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--db", default="arena.db", help="SQLite file of the server")
     p.set_defaults(func=_cmd_bots)
     from arena.hosting.cli import add_bot_commands
-
     add_bot_commands(bots_sub, _add)
 
     from arena.storage.transfer import add_db_arguments
@@ -163,11 +162,12 @@ def _parser() -> argparse.ArgumentParser:
     add_db_arguments(_add(sub, "db", help="store maintenance: migrate, copy SQLite to PostgreSQL",
                           description="Migrate a store's schema, or copy a whole store "
                                       "(SQLite to PostgreSQL) with nothing lost."))
+    from arena.cli_data import add_data_commands  # export, replay, view, match --output
     from arena.tournament.botlogs import add_logs_parser
     from arena.tournament.verify import add_verify_parser
-
     add_verify_parser(sub, _add)  # arena verify TOURNAMENT | --match ID
     add_logs_parser(sub, _add)  # arena logs BOT [MATCH]
+    add_data_commands(sub, _add)
 
     check = _add(sub, "check-bot", help="run a bot through the compliance checks",
                  description="Start a bot against a scripted server and check every part "
