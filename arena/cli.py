@@ -115,11 +115,13 @@ def _parser() -> argparse.ArgumentParser:
     add_db_arguments(add_command(sub, "db", help="store maintenance: migrate, copy SQLite to PostgreSQL",
                                  description="Migrate a store's schema, or copy a whole store "
                                              "(SQLite to PostgreSQL) with nothing lost."))
+    from arena.cli_data import add_data_commands  # export, replay, view, match --output
     from arena.tournament.botlogs import add_logs_parser
     from arena.tournament.verify import add_verify_parser
 
     add_verify_parser(sub, add_command)  # arena verify TOURNAMENT | --match ID
     add_logs_parser(sub, add_command)  # arena logs BOT [MATCH]
+    add_data_commands(sub, add_command)
 
     check = add_command(sub, "check-bot", help="run a bot through the compliance checks",
                         description="Start a bot against a scripted server and check every part "

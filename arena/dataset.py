@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import gzip
 import json
+
+import msgspec
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +33,10 @@ from arena.storage.base import MatchStatus, Store
 
 SCHEMA = "arena-match/1"
 PAGE = 500  # matches read from the store at a time
+# gzip's default level 9 took 33 ms a Muushig match; level 4 is some 5x
+# faster for a file a few per cent bigger.
+GZIP_LEVEL = 4
+_encode = msgspec.json.Encoder().encode
 _RECORD_KEYS = ("id", "game", "tournament_id", "players", "rules", "limits", "started_at",
                 "finished_at", "result", "faults", "reveal")
 
@@ -137,9 +143,9 @@ def export_dataset(store: Store, detail_of: Callable[[str], Mapping[str, Any]],
             name = f"{record['game']}.jsonl.gz"
             out = outputs.get(name)
             if out is None:
-                out = outputs[name] = gzip.open(directory / name, "wt", encoding="utf-8")
+                out = outputs[name] = gzip.open(directory / name, "wb", compresslevel=GZIP_LEVEL)
                 report.files[name] = 0
-            out.write(json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n")
+            out.write(_encode(record) + b"\n")
             report.files[name] += 1
     finally:
         for out in outputs.values():

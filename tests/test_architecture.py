@@ -38,7 +38,7 @@ LAYERS: dict[str, int] = {
     "protocol": 0, "arena.games": 0, "arena.auth": 0, "arena.logs": 0,
     "arena.metrics": 0, "arena.collector": 0, "arena.records": 0, "arena.pure": 0,
     "arena.options": 0, "arena.notation": 0,
-    "arena.storage": 1, "arena.live": 1, "arena.live_bridge": 1,
+    "arena.storage": 1, "arena.live": 1, "arena.live_bridge": 1, "arena.match_files": 1,
     "arena.server": 2,
     "arena.tournament": 3, "arena.hosting": 3,
     "arena.web": 4, "arena.app": 4, "arena.cli": 4, "arena.cli_errors": 4,
