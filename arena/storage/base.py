@@ -139,6 +139,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None: ...
 
+    @abc.abstractmethod
+    def schema_version(self) -> int:
+        """The version of the schema the store is at (a cheap read: health probes it)."""
+
     # -- bots -------------------------------------------------------------
     @abc.abstractmethod
     def add_bot(self, name: str, token_hash: str | None, *, owner: str | None = None,
