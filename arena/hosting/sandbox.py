@@ -29,6 +29,7 @@ from pathlib import Path
 import structlog
 
 from arena.hosting.errors import SandboxError
+from arena.hosting.syscalls import filter_fd
 from arena.hosting.uids import POOL, UidLease
 
 log = structlog.get_logger("arena.hosting.sandbox")
@@ -99,8 +100,9 @@ def _system_args() -> list[str]:
     return args
 
 
-def bwrap_argv(spec: SandboxSpec, uid: int) -> list[str]:
-    """The bubblewrap command line for ``spec`` (pure: easy to inspect in tests)."""
+def bwrap_argv(spec: SandboxSpec, uid: int, seccomp_fd: int | None = None) -> list[str]:
+    """The bubblewrap command line for ``spec`` (pure: easy to inspect in tests);
+    ``seccomp_fd`` is where bubblewrap reads the syscall filter from."""
     limits = spec.limits
     # bubblewrap runs as root (it can then mount sources the bot's user id
     # could not reach) and ``setpriv`` drops to the sandbox's own user id,
@@ -110,6 +112,8 @@ def bwrap_argv(spec: SandboxSpec, uid: int) -> list[str]:
             "--hostname", "bot", *_system_args(), "--proc", "/proc", "--dev", "/dev",
             "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
             "--unshare-net"]  # always: builds too (no hosted code sees the host's network)
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
     argv += ["--bind" if spec.app_writable else "--ro-bind", str(spec.app_dir), "/bot"]
     # Directories bubblewrap makes for mount points are private to root;
     # the bot's user id must be able to walk through them.
@@ -235,15 +239,20 @@ class Sandbox:
         if os.geteuid() != 0:
             raise SandboxError("the sandbox needs the arena to run as root (it gives each bot "
                                "a user id of its own)")
-        argv = bwrap_argv(self.spec, self.uid)
+        seccomp_fd = filter_fd()
+        argv = bwrap_argv(self.spec, self.uid, seccomp_fd)
         cgroups = self._cgroups = _Cgroups(self.name, self.spec.limits)
         procs = cgroups.procs_files()
         limit_as = not cgroups.has_memory
         limits = self.spec.limits
-        self.process = await asyncio.create_subprocess_exec(
-            *argv, stdin=asyncio.subprocess.DEVNULL, stdout=self._stderr or asyncio.subprocess.DEVNULL,
-            stderr=self._stderr or asyncio.subprocess.DEVNULL,
-            preexec_fn=lambda: _child_setup(procs, limits, limit_as))
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.DEVNULL,
+                stdout=self._stderr or asyncio.subprocess.DEVNULL,
+                stderr=self._stderr or asyncio.subprocess.DEVNULL,
+                preexec_fn=lambda: _child_setup(procs, limits, limit_as), pass_fds=(seccomp_fd,))
+        finally:
+            os.close(seccomp_fd)
         log.info("sandbox_started", pid=self.process.pid, uid=self.uid, command=self.spec.command[:3])
 
     async def wait(self, timeout_s: float | None = None) -> int:

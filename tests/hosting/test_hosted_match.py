@@ -6,18 +6,13 @@ import io
 import shutil
 import tarfile
 from pathlib import Path
-from typing import Any, AsyncIterator
 
 import pytest
 
 from arena.hosting.builder import submit_and_build
-from arena.hosting.hosted import HostedBots
 from arena.hosting.ladder import Ladder, LadderSettings
-from arena.hosting.versions import BuildStatus, VersionStore
-from arena.server.config import ServerConfig
-from arena.server.server import ArenaServer, PlayerSpec
+from arena.hosting.versions import BuildStatus
 from arena.server.table import TimeLimits
-from arena.storage.sqlite import SqliteStore
 from tests.hosting.conftest import Arena, needs_sandbox
 
 pytestmark = needs_sandbox
