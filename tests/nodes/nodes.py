@@ -8,7 +8,7 @@ import dataclasses
 import json
 import os
 import signal
-import socket
+import re
 import subprocess
 import sys
 import time
@@ -57,18 +57,31 @@ command = ["{sys.executable}", "{bots / 'python_heuristic' / 'bot.py'}"]
     return path
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+_PAGE = re.compile(r"standings on http://127\.0\.0\.1:(\d+)/")
 
 
 @dataclass
 class Node:
     name: str
     proc: subprocess.Popen[bytes]
-    http_port: int
     log_path: Path
+    _http_port: int | None = None
+
+    @property
+    def http_port(self) -> int:
+        """The web port the node chose (it listens on port 0 and prints the
+        page it serves): no port is picked here and then raced for."""
+        deadline = time.monotonic() + 60
+        while self._http_port is None:
+            found = _PAGE.search(self.log_path.read_text(errors="replace"))
+            if found is not None:
+                self._http_port = int(found.group(1))
+            elif time.monotonic() > deadline or self.proc.poll() is not None:
+                raise AssertionError(f"node {self.name} printed no web page:\n"
+                                     + self.log_path.read_text(errors="replace")[-2000:])
+            else:
+                time.sleep(0.05)
+        return self._http_port
 
     def kill(self) -> float:
         """SIGKILL the node and every bot it started; when it happened."""
@@ -97,17 +110,16 @@ class Node:
 
 def start_node(config: Path, url: str, name: str, folder: Path, *, lease_s: float = 2.0
                ) -> Node:
-    port = free_port()
     log_path = folder / f"{name}.log"
     env = dict(os.environ, PYTHONPATH=str(ROOT), ARENA_NODE=name)
     with open(log_path, "wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "tournament", str(config), "--db", url,
              "--node", name, "--secret", SECRET, "--lease", str(lease_s), "--port", "0",
-             "--http-port", str(port), "--no-keep-serving"],
+             "--http-port", "0", "--no-keep-serving"],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
             cwd=folder, start_new_session=True)
-    return Node(name=name, proc=proc, http_port=port, log_path=log_path)
+    return Node(name=name, proc=proc, log_path=log_path)
 
 
 def stop_all(nodes: list[Node]) -> None:

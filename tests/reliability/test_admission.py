@@ -62,5 +62,5 @@ def test_a_name_belongs_to_the_first_token_and_a_token_to_one_name():
     names.reserve("local", "h3")
     with pytest.raises(IdentityError, match="taken"):
         names.resolve("h4", "local")
-    with pytest.raises(IdentityError, match="characters"):
+    with pytest.raises(IdentityError, match="1-32 letters"):
         names.resolve("h5", "no spaces")
