@@ -58,3 +58,20 @@ def rounds_left(config: TournamentConfig, schedule: list[ScheduledMatch]) -> int
     """Rounds not yet paired."""
     assert config.schedule.rounds is not None
     return config.schedule.rounds - len(rounds_of(schedule)) if schedule else config.schedule.rounds
+
+
+def pairing_problems(store: Store, config: TournamentConfig, tid: str) -> list[str]:
+    """Each stored round against the rule: the round paired again from the
+    rounds before it and their matches must seat the same tables."""
+    schedule = store.get_schedule(tid)
+    problems = []
+    earlier: list[ScheduledMatch] = []
+    for number, slots in rounds_of(schedule).items():
+        expected = swiss_slots(config, tid, earlier, played_matches(store, earlier))
+        if expected is None:
+            problems.append(f"round {number} was paired before round {number - 1} was over")
+        elif [(s.players, s.seed) for s in expected] != [(s.players, s.seed) for s in slots]:
+            problems.append(f"round {number}: its tables are not the ones the Swiss pairing "
+                            "rule gives after the rounds before it")
+        earlier = earlier + slots
+    return problems

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from arena.storage.sqlite import SqliteStore
 from arena.storage.base import MatchStatus, TournamentStatus
 from arena.storage.writer import StoreWriter
 from arena.tournament.swiss import rounds_of, tables_of
@@ -45,6 +46,23 @@ async def test_a_swiss_tournament_plays_its_rounds_and_verifies(tmp_path):
     assert report.ok, report.summary()
     assert report.matches == 18
     store.close()
+
+
+async def test_verify_reports_a_round_not_paired_by_the_rule(tmp_path):
+    import json
+    import sqlite3
+
+    path = write_config(tmp_path, ENTRANTS, extra=SWISS)
+    store, tid, _ = await play(path, tmp_path / "a.db")
+    store.close()
+    second = rounds_of(SqliteStore(tmp_path / "a.db").get_schedule(tid))[2]
+    a, b = second[0], second[2]  # rotation 0 of the round's first and second tables
+    swapped = [a.players[0], b.players[0]]
+    with sqlite3.connect(tmp_path / "a.db") as db:  # an organiser who seats a friend higher
+        db.execute("UPDATE schedule SET players = ? WHERE tournament_id = ? AND slot = ?",
+                   (json.dumps(swapped), tid, a.slot))
+    report = verify_tournament(SqliteStore(tmp_path / "a.db"), tid)
+    assert any(p.startswith("round 2:") for p in report.problems), report.summary()
 
 
 async def test_a_kill_in_the_middle_of_round_two_resumes_into_the_same_rounds(
