@@ -232,3 +232,13 @@ def next_round(tournament_id: str, entrants: Sequence[str], schedule: Sequence[S
     tables = round_tables(swiss, seed=seed, first_slot=len(schedule), first_table=first_table,
                           duplicate=duplicate)
     return round_slots(tournament_id, tables, number)
+
+
+def swiss_progress(schedule: Sequence[ScheduledMatch], rounds: int) -> dict[str, int]:
+    """Matches played of the whole tournament (every round is the size of
+    the first, though only the paired ones are stored yet), and the round
+    being played (the last paired)."""
+    by_round = rounds_of(schedule)
+    per_round = len(next(iter(by_round.values()))) if by_round else 0
+    return {"done": sum(1 for s in schedule if s.match_id is not None),
+            "total": per_round * rounds, "round": max(by_round, default=0), "rounds": rounds}

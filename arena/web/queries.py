@@ -54,7 +54,7 @@ CACHED_BOT_STATS = 256
 # What a visitor may see of a tournament config (commands, working
 # directories, the source file and the seed stay with the organiser).
 PUBLIC_CONFIG_KEYS = ("name", "game", "duplicate", "parallel", "limits", "rules")
-PUBLIC_SCHEDULE_KEYS = ("kind", "tables", "max_tables", "house_bot")
+PUBLIC_SCHEDULE_KEYS = ("kind", "tables", "max_tables", "house_bot", "rounds")
 CACHE_SCOPES = 32  # chart series kept
 GAME_SCAN_PAGE = 500  # rows per store read when listing one game's matches
 FIRST_SEEN = "\0first-seen"  # cache key beside the scopes' (no scope has this name)
@@ -100,7 +100,15 @@ def event_wire(e: StoredEvent) -> Wire:
     return {"seq": e.seq, "at": e.at, "data": e.data}
 
 
-def progress(schedule: list[ScheduledMatch]) -> Wire:
+def progress(schedule: list[ScheduledMatch], config: Wire | None = None) -> Wire:
+    """Matches played of all; a Swiss tournament's rounds are paired one at
+    a time, so its total counts the rounds not yet stored, and it names the
+    round being played."""
+    rules = (config or {}).get("schedule") or {}
+    if rules.get("kind") == "swiss" and rules.get("rounds"):
+        from arena.tournament.swiss import swiss_progress
+
+        return dict(swiss_progress(schedule, int(rules["rounds"])))
     return {"done": sum(1 for s in schedule if s.match_id is not None),
             "total": len(schedule)}
 
@@ -271,7 +279,7 @@ class Queries:
                         internal: bool = False) -> Wire:
         wire = {"id": t.id, "name": t.name, "game": t.game, "status": t.status.value,
                 "created_at": t.created_at, "finished_at": t.finished_at,
-                "progress": progress(self.store.get_schedule(t.id))}
+                "progress": progress(self.store.get_schedule(t.id), t.config)}
         if config:
             wire["config"] = t.config if internal else public_config(t.config)
         return wire
