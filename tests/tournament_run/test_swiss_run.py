@@ -102,3 +102,17 @@ async def test_a_kill_in_the_middle_of_round_two_resumes_into_the_same_rounds(
     check_rounds(store, tid)
     assert verify_tournament(store, tid).ok
     store.close()
+
+
+def test_until_separated_on_the_command_line_is_refused_for_swiss(tmp_path):
+    from arena.cli import _parser
+    from arena.tournament.command import TournamentCommandError, _load
+
+    path = write_config(tmp_path, ENTRANTS, extra=SWISS)
+    args = _parser().parse_args(["tournament", str(path), "--db", str(tmp_path / "a.db"),
+                                 "--until-separated"])
+    store = SqliteStore(tmp_path / "a.db")
+    with pytest.raises(TournamentCommandError, match="fixed number of rounds"):
+        _load(args, store)
+    assert store.list_tournaments() == []
+    store.close()
