@@ -242,3 +242,14 @@ def swiss_progress(schedule: Sequence[ScheduledMatch], rounds: int) -> dict[str,
     per_round = len(next(iter(by_round.values()))) if by_round else 0
     return {"done": sum(1 for s in schedule if s.match_id is not None),
             "total": per_round * rounds, "round": max(by_round, default=0), "rounds": rounds}
+
+
+def schedule_progress(schedule: Sequence[ScheduledMatch],
+                      config: Mapping[str, object] | None = None) -> dict[str, int]:
+    """Matches played of all; a Swiss tournament's rounds are paired one at
+    a time, so its total counts the rounds not yet stored, and it names the
+    round being played (``config``: the stored tournament config)."""
+    rules = (config or {}).get("schedule")
+    if isinstance(rules, dict) and rules.get("kind") == "swiss" and rules.get("rounds"):
+        return swiss_progress(schedule, int(rules["rounds"]))
+    return {"done": sum(1 for s in schedule if s.match_id is not None), "total": len(schedule)}

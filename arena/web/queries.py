@@ -101,16 +101,9 @@ def event_wire(e: StoredEvent) -> Wire:
 
 
 def progress(schedule: list[ScheduledMatch], config: Wire | None = None) -> Wire:
-    """Matches played of all; a Swiss tournament's rounds are paired one at
-    a time, so its total counts the rounds not yet stored, and it names the
-    round being played."""
-    rules = (config or {}).get("schedule") or {}
-    if rules.get("kind") == "swiss" and rules.get("rounds"):
-        from arena.tournament.swiss import swiss_progress
+    from arena.tournament.swiss import schedule_progress
 
-        return dict(swiss_progress(schedule, int(rules["rounds"])))
-    return {"done": sum(1 for s in schedule if s.match_id is not None),
-            "total": len(schedule)}
+    return dict(schedule_progress(schedule, config))
 
 
 class Queries:
