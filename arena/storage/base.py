@@ -311,6 +311,12 @@ class Store(abc.ABC):
         raises StorageError if it has one already."""
 
     @abc.abstractmethod
+    def extend_schedule(self, tournament_id: str, slots: list[ScheduledMatch]) -> bool:
+        """Append ``slots`` (numbered on from the schedule's end) in one
+        transaction; False, adding nothing, if the schedule has grown past
+        their first slot already (another node appended the same round)."""
+
+    @abc.abstractmethod
     def complete_slot(self, tournament_id: str, slot: int, match_id: str) -> None:
         """Record the finished match of a slot (after finish_match)."""
 

@@ -386,6 +386,28 @@ class SqlStore(EventLog, SlotQueue, DealKeyTable, Store):
                 [(tournament_id, s.slot, dumps(list(s.players)), s.seed, s.match_id,
                   s.attempts, dumps(s.extra)) for s in schedule])
 
+    def extend_schedule(self, tournament_id: str, slots: list[ScheduledMatch]) -> bool:
+        if not slots:
+            return False
+        first = min(s.slot for s in slots)
+        try:
+            with self.db.tx(durable=True) as db:
+                if db.execute("SELECT 1 FROM tournaments WHERE id = ?",
+                              (tournament_id,)).fetchone() is None:
+                    raise NotFoundError(f"no tournament {tournament_id!r}")
+                row = db.execute("SELECT COUNT(*) FROM schedule WHERE tournament_id = ?",
+                                 (tournament_id,)).fetchone()
+                if row[0] != first:
+                    return False
+                db.executemany(
+                    "INSERT INTO schedule (tournament_id, slot, players, seed, match_id,"
+                    " attempts, extra) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(tournament_id, s.slot, dumps(list(s.players)), s.seed, s.match_id,
+                      s.attempts, dumps(s.extra)) for s in slots])
+        except self.db.integrity_error:
+            return False  # two nodes appended at once: the other's round stands
+        return True
+
     def complete_slot(self, tournament_id: str, slot: int, match_id: str) -> None:
         with self.db.tx(durable=True) as db:
             if status_of(db, match_id) is not MatchStatus.FINISHED:

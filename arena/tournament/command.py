@@ -94,6 +94,9 @@ def _load(args: Any, store: Any) -> tuple[TournamentConfig, Any]:
     config = load_config(args.config)
     if getattr(args, "until_separated", False) or getattr(args, "max_extra_matches", None):
         extra = args.max_extra_matches
+        if config.schedule.rounds is not None:
+            raise TournamentCommandError("a Swiss tournament plays its fixed number of rounds; "
+                                         "--until-separated does not apply (raise rounds)")
         if extra is not None and extra < 0:
             raise TournamentCommandError("--max-extra-matches must be 0 or more")
         config = replace(config, schedule=replace(

@@ -16,10 +16,11 @@ Example::
     last_two_forced = true
 
     [schedule]
-    kind = "auto"           # auto | round_robin | balanced
+    kind = "auto"           # auto | round_robin | balanced | swiss
     max_tables = 252        # auto: round robin when C(N, seats) <= max_tables
     tables = 40             # balanced: distinct tables before duplication
     house_bot = "heuristic" # fills empty seats when entrants < seats
+    rounds = 7              # swiss: rounds, each paired from the standings
 
     [[entrant]]
     name = "alpha"
@@ -61,7 +62,8 @@ TOP_KEYS = frozenset({"name", "game", "seed", "duplicate", "parallel", "limits",
                       "schedule", "entrant"})
 LIMITS_KEYS = frozenset({"decision_ms", "bank_ms"})
 SCHEDULE_KEYS = frozenset({"kind", "max_tables", "tables", "house_bot", "until_separated",
-                           "max_extra_matches"})
+                           "max_extra_matches", "rounds"})
+MAX_ROUNDS = 1000
 DEFAULT_MAX_EXTRA_MATCHES = 100
 ENTRANT_KEYS = frozenset({"name", "command", "cwd", "remote"})
 
@@ -96,6 +98,7 @@ class ScheduleConfig:
     # more deck sets until neighbours are separated, at most this many matches.
     until_separated: bool = False
     max_extra_matches: int = DEFAULT_MAX_EXTRA_MATCHES
+    rounds: int | None = None  # swiss: how many rounds (required there, refused elsewhere)
 
 
 @dataclass(frozen=True)
@@ -145,6 +148,8 @@ class TournamentConfig:
         if self.schedule.until_separated:  # only then: older tournament ids stay the same
             wire["schedule"].update(until_separated=True,
                                     max_extra_matches=self.schedule.max_extra_matches)
+        if self.schedule.kind is ScheduleKind.SWISS:  # likewise: only Swiss files carry it
+            wire["schedule"]["rounds"] = self.schedule.rounds
         return wire
 
 
@@ -273,7 +278,9 @@ def parse_config(doc: dict[str, Any], *, base_dir: Path | str = ".",
         house_bot=_str(sched_raw, "house_bot", "schedule.", None),
         until_separated=_bool(sched_raw, "until_separated", "schedule.", False),
         max_extra_matches=_int(sched_raw, "max_extra_matches", "schedule.",
-                               DEFAULT_MAX_EXTRA_MATCHES, minimum=0, maximum=100_000))
+                               DEFAULT_MAX_EXTRA_MATCHES, minimum=0, maximum=100_000),
+        rounds=_int(sched_raw, "rounds", "schedule.", None, minimum=1, maximum=MAX_ROUNDS))
+    _check_swiss(schedule)
     house_bots = get_game(game).house_bots
     if schedule.house_bot is not None and schedule.house_bot not in house_bots:
         raise ConfigError("schedule.house_bot", f"unknown house bot {schedule.house_bot!r}; "
@@ -300,6 +307,24 @@ def parse_config(doc: dict[str, Any], *, base_dir: Path | str = ".",
         duplicate=_bool(doc, "duplicate", "", True),
         parallel=_int(doc, "parallel", "", 1, minimum=1, maximum=MAX_PARALLEL),
         limits=limits, rules=dict(rules), schedule=schedule, source=source)
+
+
+def _check_swiss(schedule: ScheduleConfig) -> None:
+    """``rounds`` belongs to Swiss and Swiss needs it; Swiss plays a fixed
+    number of rounds, so the reserve of ``until_separated`` has no place."""
+    swiss = schedule.kind is ScheduleKind.SWISS
+    if swiss and schedule.rounds is None:
+        raise ConfigError("schedule.rounds", 'kind = "swiss" needs rounds = N (how many '
+                          "rounds to pair and play)")
+    if not swiss and schedule.rounds is not None:
+        raise ConfigError("schedule.rounds", 'only kind = "swiss" plays rounds; remove '
+                          "rounds or set kind = \"swiss\"")
+    if swiss and schedule.until_separated:
+        raise ConfigError("schedule.until_separated", "a Swiss tournament plays its fixed "
+                          "number of rounds; use more rounds instead of until_separated")
+    if swiss and schedule.tables is not None:
+        raise ConfigError("schedule.tables", "a Swiss round seats every entrant once; "
+                          "tables belongs to kind = \"balanced\"")
 
 
 _RULE_KEY = re.compile(r"rule option (\w+)")

@@ -46,6 +46,7 @@ from arena.storage.deal_keys import (DealKeyring, KeyringError, store_directory,
                                      store_in_memory)
 from arena.tournament.host import MatchHost
 from arena.tournament.plan import house_strategy, plan_parts, scheduled_matches
+from arena.tournament.swiss_play import extend_if_due, first_round, is_swiss
 from arena.tournament.reveals import deck_set, deck_set_over, is_sealed, reveal_messages
 from protocol.deals import DEAL_SCHEME, key_commitment
 
@@ -76,7 +77,10 @@ def _id_of(config: TournamentConfig, *, with_folders: bool) -> str:
 
 
 def build_schedule(config: TournamentConfig, tid: str) -> list[ScheduledMatch]:
-    """The whole schedule of a tournament, house bots filling empty seats."""
+    """The whole schedule of a tournament, house bots filling empty seats
+    (of a Swiss tournament: its first round; later ones follow the standings)."""
+    if is_swiss(config):
+        return first_round(config, tid)
     spec = get_game(config.game)
     # Rule options may change the table size (Muushig's `players`).
     n_seats = spec.new_match(dict(config.rules), None, None).n_seats if config.rules else spec.n_seats
@@ -214,6 +218,7 @@ class TournamentRunner:
         schedule = self.store.get_schedule(tid)
         todo = [slot for slot in schedule if slot.match_id is None]
         done = len(schedule) - len(todo)
+        total = self.expected_total(schedule)
         check_commands([(e.name, list(e.command), e.cwd) for e in self.config.entrants
                         if e.command is not None])
         self.server.reserve_names(self.config.entrant_names)
@@ -223,10 +228,11 @@ class TournamentRunner:
             if entrant.command is not None:
                 await self.local.start(LocalBot(name=entrant.name, command=list(entrant.command),
                                                 cwd=entrant.cwd), self.server)
-        self._report(done, len(schedule))
+        self._report(done, total)
         try:
-            done = await self._play_all([s for s in todo if not is_reserve(s)], done,
-                                        len(schedule))
+            done = await self._play_all([s for s in todo if not is_reserve(s)], done, total)
+            if is_swiss(self.config):
+                done = await self._play_rounds(done)
             done = await self._play_reserve(schedule, done)
         finally:
             await self.local.stop()
@@ -236,7 +242,7 @@ class TournamentRunner:
             await self.server.writer.set_tournament_status(tid, TournamentStatus.FINISHED)
             self.server.hub.standings_changed(tid)
         crashes = self.local.crashes()
-        log.info("tournament_stopped", tournament=tid, done=done, total=len(schedule),
+        log.info("tournament_stopped", tournament=tid, done=done, total=total,
                  crashes=crashes)
         self._clean_temporary_logs(crashes)
         return complete
@@ -269,9 +275,42 @@ class TournamentRunner:
                 break  # a slot could not be played: stop here, resume continues
         return done
 
+    async def _play_rounds(self, done: int) -> int:
+        """Swiss: pair and play each next round once the last is played out
+        (arena/tournament/swiss.py); a round that could not be finished
+        stops here, and a resume plays it before pairing the next."""
+        tid = self.record.id
+        while await self.server.writer.call(extend_if_due, self.store, self.config, tid):
+            schedule = self.store.get_schedule(tid)
+            todo = [s for s in schedule if s.match_id is None]
+            log.info("swiss_round_paired", tournament=tid,
+                     round=schedule[-1].extra.get("round"), slots=len(todo))
+            before = done
+            done = await self._play_all(todo, done, self.expected_total(schedule))
+            if done - before < len(todo):
+                break
+        return done
+
+    def expected_total(self, schedule: list[ScheduledMatch]) -> int:
+        """Matches the tournament will have played in all: a Swiss schedule
+        grows by a round at a time, each round the size of the first."""
+        if not is_swiss(self.config) or not schedule:
+            return len(schedule)
+        from arena.tournament.swiss import rounds_of
+
+        per_round = len(next(iter(rounds_of(schedule).values())))
+        assert self.config.schedule.rounds is not None
+        return per_round * self.config.schedule.rounds
+
     def _complete(self) -> bool:
         """Every slot of the schedule played, and the reserve played up to
-        the stop (whole deck sets)."""
+        the stop (whole deck sets); a Swiss tournament also has all its rounds."""
+        if is_swiss(self.config):
+            from arena.tournament.swiss_play import rounds_left
+
+            schedule = self.store.get_schedule(self.record.id)
+            return (rounds_left(self.config, schedule) == 0
+                    and all(s.match_id is not None for s in schedule))
         groups_open = False
         for slot in self.store.get_schedule(self.record.id):
             if slot.match_id is not None:

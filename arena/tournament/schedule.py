@@ -48,6 +48,9 @@ class ScheduleKind(str, enum.Enum):
     AUTO = "auto"
     ROUND_ROBIN = "round_robin"
     BALANCED = "balanced"
+    # Rounds paired from the standings (arena/tournament/swiss.py): the
+    # schedule grows one round at a time, so make_schedule never builds it.
+    SWISS = "swiss"
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,9 @@ def make_schedule(entrants: Sequence[str], *, seats: int = 5,
     n = len(names)
     rng = random.Random(f"schedule:{seed}")
     chosen = resolve_kind(n, seats=seats, kind=kind, max_tables=max_tables)
+    if chosen is ScheduleKind.SWISS:
+        raise ScheduleError("a Swiss schedule is paired round by round from the standings "
+                            "(arena.tournament.swiss), not built whole")
     if chosen is ScheduleKind.ROUND_ROBIN:
         count = math.comb(n, seats)
         if count > MAX_DISTINCT_TABLES:

@@ -38,6 +38,7 @@ from arena.tournament.plan import house_strategy
 from arena.tournament.errors import TournamentError
 from arena.tournament.reveals import is_sealed
 from arena.tournament.runner import TournamentRunner
+from arena.tournament.swiss_play import extend_if_due, is_swiss, rounds_left
 
 log = structlog.get_logger("arena.tournament.shared")
 
@@ -117,7 +118,20 @@ class SharedTournamentRunner(TournamentRunner):
         return complete
 
     def _all_done(self) -> bool:
-        return all(s.match_id is not None for s in self.store.get_schedule(self.record.id))
+        schedule = self.store.get_schedule(self.record.id)
+        if is_swiss(self.config) and rounds_left(self.config, schedule):
+            return False
+        return all(s.match_id is not None for s in schedule)
+
+    def _out_of_slots(self) -> bool:
+        """No open slot: True when the tournament is over; a Swiss round that
+        is over gets its next round appended here (by whichever node asks
+        first: the store adds a round once) and False is returned."""
+        if self._all_done():
+            return True
+        if is_swiss(self.config):
+            extend_if_due(self.store, self.config, self.record.id)
+        return False
 
     def _close_tournament(self) -> None:
         """Every slot is filled: mark the tournament finished and abort the
@@ -153,7 +167,8 @@ class SharedTournamentRunner(TournamentRunner):
             schedule = await self.server.writer.read(self.store.get_schedule, self.record.id)
         except StorageError:
             return  # progress is cosmetic; the next slot reports again
-        self._report(sum(1 for s in schedule if s.match_id is not None), len(schedule))
+        self._report(sum(1 for s in schedule if s.match_id is not None),
+                     self.expected_total(schedule))
 
     # -- one worker: claim, play, finish or give back ---------------------------
     async def _worker(self, index: int) -> None:
@@ -163,7 +178,7 @@ class SharedTournamentRunner(TournamentRunner):
             try:
                 lease = await self.server.writer.call(self._slots.claim_slot, tid, self.node,
                                                       self.queue.lease_s)
-                if lease is None and await self.server.writer.read(self._all_done):
+                if lease is None and await self.server.writer.call(self._out_of_slots):
                     return
             except StorageError as exc:
                 log.warning("claim_failed", node=self.node, error=str(exc), retry_in_s=pause)

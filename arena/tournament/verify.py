@@ -133,6 +133,11 @@ def verify_tournament(store: Store, tournament_id: str,
             report.problems.append(f"match {match.id} names table {match.seed!r}, "
                                    f"its slot {slot.seed!r}")
         check_match(store, match, key, slot.seed, report)
+    if (record.config.get("schedule") or {}).get("kind") == "swiss":
+        from arena.tournament.config import config_from_wire
+        from arena.tournament.swiss_play import pairing_problems
+
+        report.problems += pairing_problems(store, config_from_wire(record.config), tournament_id)
     return report
 
 

@@ -185,7 +185,7 @@ async def tournament(request: web.Request) -> web.Response:
 <dl class="facts"><dt>Id</dt><dd>{e(tid)}</dd><dt>Game</dt><dd>{e(t["game"])}</dd>
 <dt>Status</dt><dd><span class="status {e(t["status"])}">{e(t["status"])}</span></dd>
 <dt>Created</dt><dd>{when(t["created_at"])}</dd>
-<dt>Finished</dt><dd>{when(t["finished_at"])}</dd></dl>
+<dt>Finished</dt><dd>{when(t["finished_at"])}</dd>{_rounds_fact(p)}</dl>
 {progress_bar(p["done"], p["total"])}
 <section aria-labelledby="h-standings"><h2 id="h-standings">Standings</h2>
 <div id="standings" data-partial="/partials/standings?scope={u(tid)}">
@@ -200,6 +200,14 @@ async def tournament(request: web.Request) -> web.Response:
 {memory_section(q.get_tournament(tid, internal=True)["config"])}
 </div>"""
     return _html(layout(f"Tournament {t['name']}", main, scripts=("common.js", "live.js")))
+
+
+def _rounds_fact(progress: dict[str, Any]) -> str:
+    """A Swiss tournament's round (its schedule grows a round at a time)."""
+    if "rounds" not in progress:
+        return ""
+    return (f'<dt>Format</dt><dd>Swiss, round <span id="swiss-round">{progress["round"]}'
+            f'</span> of {progress["rounds"]}</dd>')
 
 
 @routes.get("/matches")

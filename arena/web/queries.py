@@ -54,7 +54,7 @@ CACHED_BOT_STATS = 256
 # What a visitor may see of a tournament config (commands, working
 # directories, the source file and the seed stay with the organiser).
 PUBLIC_CONFIG_KEYS = ("name", "game", "duplicate", "parallel", "limits", "rules")
-PUBLIC_SCHEDULE_KEYS = ("kind", "tables", "max_tables", "house_bot")
+PUBLIC_SCHEDULE_KEYS = ("kind", "tables", "max_tables", "house_bot", "rounds")
 CACHE_SCOPES = 32  # chart series kept
 GAME_SCAN_PAGE = 500  # rows per store read when listing one game's matches
 FIRST_SEEN = "\0first-seen"  # cache key beside the scopes' (no scope has this name)
@@ -100,9 +100,10 @@ def event_wire(e: StoredEvent) -> Wire:
     return {"seq": e.seq, "at": e.at, "data": e.data}
 
 
-def progress(schedule: list[ScheduledMatch]) -> Wire:
-    return {"done": sum(1 for s in schedule if s.match_id is not None),
-            "total": len(schedule)}
+def progress(schedule: list[ScheduledMatch], config: Wire | None = None) -> Wire:
+    from arena.tournament.swiss import schedule_progress
+
+    return dict(schedule_progress(schedule, config))
 
 
 class Queries:
@@ -271,7 +272,7 @@ class Queries:
                         internal: bool = False) -> Wire:
         wire = {"id": t.id, "name": t.name, "game": t.game, "status": t.status.value,
                 "created_at": t.created_at, "finished_at": t.finished_at,
-                "progress": progress(self.store.get_schedule(t.id))}
+                "progress": progress(self.store.get_schedule(t.id), t.config)}
         if config:
             wire["config"] = t.config if internal else public_config(t.config)
         return wire

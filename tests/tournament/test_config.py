@@ -99,7 +99,7 @@ def test_defaults(tmp_path):
     ('limits = 5', "limits", "must be a table"),
     ('[limits]\ndecision_ms = 0', "limits.decision_ms", "at least 1"),
     ('[limits]\nbank = 1', "limits.bank", "unknown key"),
-    ('[schedule]\nkind = "swiss"', "schedule.kind", "'swiss' is not one of"),
+    ('[schedule]\nkind = "knockout"', "schedule.kind", "'knockout' is not one of"),
     ('[schedule]\ntables = 1.5', "schedule.tables", "integer"),
     ('[schedule]\nmax_tables = true', "schedule.max_tables", "integer"),
 ])
