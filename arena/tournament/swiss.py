@@ -103,7 +103,7 @@ def pair_round(order: Sequence[str], *, seats: int, met: Mapping[Pair, int],
         raise ScheduleError(f"{len(order)} entrants at {n_tables} tables of {seats} leave "
                             f"{empty} empty seats, but only {len(house)} house bots are named")
     left = list(order)
-    tables: list[tuple[str, ...]] = []
+    tables: list[list[str]] = []
     for t in range(n_tables):
         size = seats - (empty if t == n_tables - 1 else 0)
         table = [left.pop(0)]
