@@ -186,7 +186,10 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
     if people is not None:  # people at the table: names, tokens, seats
         from arena.web import play
 
+        from arena.web import play_pages
+
         play.setup(app, people)
+        app.router.add_routes(play_pages.routes)
     app.router.add_routes(api.routes)
     app.router.add_routes(pages.routes)
     static = Path(str(resources.files("arena.web").joinpath("static")))

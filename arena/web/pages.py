@@ -24,6 +24,8 @@ from arena.web.ladders import game_title, known_games, ladder_games
 from arena.web.keys import QUERIES
 from arena.web.memory import memory_section
 from arena.live import LADDER
+from arena.web.play import PEOPLE_TABLES
+from arena.web.play_pages import play_links
 from arena.web.plots import scope_charts
 from arena.web.queries import ALL
 from arena.web.render import (
@@ -134,6 +136,7 @@ async def index(request: web.Request) -> web.Response:
 <p id="live-status" class="live-status" role="status" aria-live="polite"></p>
 <section aria-labelledby="h-live"><h2 id="h-live">Live now</h2>
 <div id="live" data-partial="/partials/live">{live_list(q.live_matches())}</div></section>
+{play_links() if PEOPLE_TABLES in request.app else ""}
 {_ladders(request)}
 <section aria-labelledby="h-tournaments"><h2 id="h-tournaments">Tournaments</h2>
 <div id="tournaments" data-partial="/partials/tournaments">{_tournaments_list(tournaments)}</div>

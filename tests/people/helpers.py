@@ -103,3 +103,58 @@ def cards_in(value: Any) -> set[str]:
         elif isinstance(v, list):
             stack.extend(v)
     return out
+
+
+def hidden_cards(records: list[dict[str, Any]], seat: int | None
+                 ) -> dict[tuple[int, int], set[str]]:
+    """Per (round, hand) of a Muushig match, from its stored records: the
+    cards seats other than ``seat`` (None: every seat, a spectator's view)
+    held, dealt or drawn, less the face-up card everyone sees."""
+    hidden: dict[tuple[int, int], set[str]] = {}
+    key = (0, 0)
+    for r in records:
+        if r["kind"] == "hand_start":
+            key = (r["round"], r["hand"])
+            hidden[key] = {c for s, cards in enumerate(r["hands"]) if s != seat
+                           for c in cards} - {r["face_up"]}
+        elif r["kind"] == "exchange" and r["seat"] != seat:
+            hidden[key] |= set(r["drawn"])
+    return hidden
+
+
+def _flatten(items: list[Any]) -> list[dict[str, Any]]:
+    """Messages in the order a page held them: a response listing messages
+    (the play API) or events (a match's detail) counts as each of them."""
+    out: list[dict[str, Any]] = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        inner = item.get("messages", item.get("events"))
+        if isinstance(inner, list):
+            out.extend(m for m in inner if isinstance(m, dict))
+        else:
+            out.append(item)
+    return out
+
+
+def assert_no_hidden_cards(items: list[Any], hidden: dict[tuple[int, int], set[str]]) -> int:
+    """Walk what a page held, in order: a card another seat holds may show
+    only once it is played; anything goes after the match's end (the
+    reveal). Returns how many cards were checked."""
+    key = (0, 0)
+    played: set[str] = set()
+    checked = 0
+    for message in _flatten(items):
+        if message.get("type") in ("match_end", "match_ended"):
+            break
+        event = message.get("event") or message.get("data") or {}
+        if isinstance(event, dict) and event.get("kind") == "hand_start":
+            key = (event["round"], event["hand"])
+            played = set()
+        if isinstance(event, dict) and event.get("kind") == "play":
+            played.add(event["card"])
+        cards = cards_in(message)
+        checked += len(cards)
+        leaked = (cards & hidden.get(key, set())) - played
+        assert not leaked, f"a page held {sorted(leaked)} of another seat: {message}"
+    return checked

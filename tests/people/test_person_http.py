@@ -6,53 +6,14 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any
-
 import aiohttp
 import pytest
 
 from arena.people import PEOPLE
 from arena.storage.base import MatchStatus
 from arena.storage.sqlite import SqliteStore
-from tests.people.helpers import cards_in, people_arena, play_as_person, random_legal, register
-
-
-def hidden_from(records: list[dict[str, Any]], seat: int) -> dict[tuple[int, int], set[str]]:
-    """Per (round, hand) of a Muushig match: the cards other seats held
-    (dealt or drawn), from the stored records, less the face-up card."""
-    hidden: dict[tuple[int, int], set[str]] = {}
-    key = (0, 0)
-    for r in records:
-        if r["kind"] == "hand_start":
-            key = (r["round"], r["hand"])
-            hidden[key] = {c for s, cards in enumerate(r["hands"]) if s != seat
-                           for c in cards} - {r["face_up"]}
-        elif r["kind"] == "exchange" and r["seat"] != seat:
-            hidden[key] |= set(r["drawn"])
-    return hidden
-
-
-def assert_no_hidden_cards(seen: list[dict[str, Any]], hidden: dict[tuple[int, int], set[str]]
-                           ) -> int:
-    """Walk the seat's messages in order: a card another seat holds may show
-    only once it is played. Returns how many cards were checked."""
-    key = (0, 0)
-    played: set[str] = set()
-    checked = 0
-    for message in seen:
-        if message["type"] == "match_end":
-            break  # the reveal: every deck, after the match
-        event = message.get("event") or {}
-        if event.get("kind") == "hand_start":
-            key = (event["round"], event["hand"])
-            played = set()
-        if event.get("kind") == "play":
-            played.add(event["card"])
-        cards = cards_in(message)
-        checked += len(cards)
-        leaked = (cards & hidden.get(key, set())) - played
-        assert not leaked, f"the person saw {sorted(leaked)} of another seat in {message}"
-    return checked
+from tests.people.helpers import (assert_no_hidden_cards, hidden_cards, people_arena,
+                                  play_as_person, random_legal, register)
 
 
 async def test_a_person_plays_a_whole_muushig_match_over_http(tmp_path: Path) -> None:
@@ -74,7 +35,7 @@ async def test_a_person_plays_a_whole_muushig_match_over_http(tmp_path: Path) ->
             assert record.tournament_id == PEOPLE
             assert record.latency_ms is not None and record.latency_ms[table["seat"]]
             stored = [e.data for e in store.get_events(table["match"])]
-            hidden = hidden_from(stored, table["seat"])
+            hidden = hidden_cards(stored, table["seat"])
             assert hidden and all(hidden.values())
             assert assert_no_hidden_cards(seen, hidden) > 50
     finally:

@@ -1,0 +1,116 @@
+"""A person plays a whole match in chromium by the keyboard alone, at
+390 px wide, while a second browser watches it live; neither page ever
+holds another seat's cards before the reveal."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.storage.base import MatchStatus
+from arena.storage.sqlite import SqliteStore
+from tests.people.helpers import FAST, assert_no_hidden_cards, hidden_cards, people_arena
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
+                                "(scripts/install-browser installs it)")
+
+# Everything a page is given, in order: JSON bodies of its requests and
+# the live stream's messages (what the page could show, shown or not).
+RECORD_HELD = """
+window.__held = [];
+const plainFetch = window.fetch;
+window.fetch = async (...args) => {
+  const response = await plainFetch(...args);
+  if ((response.headers.get("content-type") || "").includes("json")) {
+    window.__held.push(await response.clone().json());
+  }
+  return response;
+};
+const PlainSource = window.EventSource;
+window.EventSource = function (url, options) {
+  const source = new PlainSource(url, options);
+  source.addEventListener("message", (e) => { window.__held.push(JSON.parse(e.data)); });
+  return source;
+};
+"""
+
+PHONE = {"width": 390, "height": 844}
+
+
+async def play_by_keyboard(page: Any, deadline_s: float = 240.0) -> int:
+    """Answer every request with the focused (first) action, by Enter only,
+    until the page marks the match over; returns the answers given."""
+    answers = 0
+    until = time.monotonic() + deadline_s
+    while time.monotonic() < until:
+        handle = await page.wait_for_function(
+            "() => document.querySelector('[data-match-over]') ? 'over' : "
+            "(document.activeElement && document.activeElement.matches("
+            "'#actions button[data-action]') ? 'turn' : null)", timeout=60_000)
+        if await handle.json_value() == "over":
+            return answers
+        await page.keyboard.press("Enter")
+        answers += 1
+    raise AssertionError("the match did not end in time")
+
+
+async def test_a_person_plays_muushig_in_the_browser_while_another_watches(
+        tmp_path: Path) -> None:
+    from playwright.async_api import async_playwright
+
+    store = SqliteStore(tmp_path / "arena.db")
+    try:
+        async with people_arena(tmp_path, store, FAST) as (arena, base), \
+                async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                person = await browser.new_page(viewport=PHONE)
+                await person.add_init_script(RECORD_HELD)
+                errors: list[str] = []
+                person.on("pageerror", lambda e: errors.append(str(e)))
+                await person.goto(f"{base}/")
+                await person.click("a[href='/play/muushig']")
+                # Keyboard only: the name field has the focus.
+                await person.wait_for_selector("#name:focus")
+                await person.keyboard.type("zaya")
+                await person.keyboard.press("Enter")
+                await person.wait_for_selector("#sit:focus")
+                await person.keyboard.press("Enter")
+                await person.wait_for_selector("#actions button[data-action]")
+                match = await person.evaluate("localStorage.getItem('arena-person-playing-muushig')")
+                assert match in arena.server.tables
+                # Nothing is wider than the phone.
+                assert await person.evaluate("document.documentElement.scrollWidth") <= 390
+
+                watcher = await browser.new_page()
+                await watcher.add_init_script(RECORD_HELD)
+                await watcher.goto(f"{base}/matches/{match}")
+                await watcher.wait_for_selector("#replay[data-live=true]")
+
+                answers = await play_by_keyboard(person)
+                assert answers > 5
+                await watcher.wait_for_function(
+                    "() => document.getElementById('match-status') && "
+                    "document.getElementById('match-status').textContent === 'finished'",
+                    timeout=60_000)
+                held_person = await person.evaluate("window.__held")
+                held_watcher = await watcher.evaluate("window.__held")
+                assert errors == []
+            finally:
+                await browser.close()
+        record = store.get_match(match)
+        assert record.status is MatchStatus.FINISHED
+        seat = record.players.index("zaya")
+        stored = [e.data for e in store.get_events(match)]
+        assert assert_no_hidden_cards(held_person, hidden_cards(stored, seat)) > 50
+        assert assert_no_hidden_cards(held_watcher, hidden_cards(stored, None)) > 10
+    finally:
+        store.close()
