@@ -60,5 +60,5 @@ async def play_page(request: web.Request) -> web.Response:
 </section>
 <div id="over"></div>
 </div>"""
-    return web.Response(text=layout(title, main, scripts=("common.js", "play.js")),
+    return web.Response(text=layout(title, main, scripts=("common.js", "play_thirteen.js", "play.js")),
                         content_type="text/html", headers={"Cache-Control": "no-cache"})

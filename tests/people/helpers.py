@@ -48,7 +48,11 @@ Chooser = Callable[[dict[str, Any]], Any]
 def random_legal(rng: random.Random) -> Chooser:
     """A person who clicks any legal action (thirteen: the arranger's rows)."""
     def choose(request: dict[str, Any]) -> Any:
-        return rng.choice(request["legal"])
+        if "legal" in request:
+            return rng.choice(request["legal"])
+        cards = list(request["state"]["cards"])  # thirteen: rows as dealt, fouled or not
+        rng.shuffle(cards)
+        return {"front": cards[:3], "middle": cards[3:8], "back": cards[8:]}
     return choose
 
 
@@ -107,13 +111,17 @@ def cards_in(value: Any) -> set[str]:
 
 def hidden_cards(records: list[dict[str, Any]], seat: int | None
                  ) -> dict[tuple[int, int], set[str]]:
-    """Per (round, hand) of a Muushig match, from its stored records: the
-    cards seats other than ``seat`` (None: every seat, a spectator's view)
-    held, dealt or drawn, less the face-up card everyone sees."""
+    """Per hand of a Muushig match ((round, hand)) or deal of thirteen
+    ((deal, 0)), from its stored records: the cards seats other than
+    ``seat`` (None: every seat, a spectator's view) held, dealt or drawn,
+    less Muushig's face-up card everyone sees."""
     hidden: dict[tuple[int, int], set[str]] = {}
     key = (0, 0)
     for r in records:
-        if r["kind"] == "hand_start":
+        if r["kind"] == "deal_start":
+            key = (r["deal"], 0)
+            hidden[key] = {c for s, cards in enumerate(r["hands"]) if s != seat for c in cards}
+        elif r["kind"] == "hand_start":
             key = (r["round"], r["hand"])
             hidden[key] = {c for s, cards in enumerate(r["hands"]) if s != seat
                            for c in cards} - {r["face_up"]}
@@ -140,7 +148,8 @@ def _flatten(items: list[Any]) -> list[dict[str, Any]]:
 def assert_no_hidden_cards(items: list[Any], hidden: dict[tuple[int, int], set[str]]) -> int:
     """Walk what a page held, in order: a card another seat holds may show
     only once it is played; anything goes after the match's end (the
-    reveal). Returns how many cards were checked."""
+    reveal). A thirteen showdown shows every seat's rows. Returns how many
+    cards were checked."""
     key = (0, 0)
     played: set[str] = set()
     checked = 0
@@ -148,10 +157,16 @@ def assert_no_hidden_cards(items: list[Any], hidden: dict[tuple[int, int], set[s
         if message.get("type") in ("match_end", "match_ended"):
             break
         event = message.get("event") or message.get("data") or {}
-        if isinstance(event, dict) and event.get("kind") == "hand_start":
+        kind = event.get("kind") if isinstance(event, dict) else None
+        if kind == "hand_start":
             key = (event["round"], event["hand"])
             played = set()
-        if isinstance(event, dict) and event.get("kind") == "play":
+        elif kind == "deal_start":
+            key = (event["deal"], 0)
+            played = set()
+        elif kind == "showdown":
+            played = set(hidden.get(key, set()))
+        if kind == "play":
             played.add(event["card"])
         cards = cards_in(message)
         checked += len(cards)

@@ -54,7 +54,8 @@ async def play_by_keyboard(page: Any, deadline_s: float = 240.0) -> int:
         handle = await page.wait_for_function(
             "() => document.querySelector('[data-match-over]') ? 'over' : "
             "(document.activeElement && document.activeElement.matches("
-            "'#actions button[data-action]') ? 'turn' : null)", timeout=60_000)
+            "'#actions button[data-action]:not([disabled]), #hand button.pick') ? 'turn' : null)",
+            timeout=60_000)
         if await handle.json_value() == "over":
             return answers
         await page.keyboard.press("Enter")
@@ -62,8 +63,9 @@ async def play_by_keyboard(page: Any, deadline_s: float = 240.0) -> int:
     raise AssertionError("the match did not end in time")
 
 
-async def test_a_person_plays_muushig_in_the_browser_while_another_watches(
-        tmp_path: Path) -> None:
+@pytest.mark.parametrize("game", ["muushig", "thirteen"])
+async def test_a_person_plays_in_the_browser_while_another_watches(
+        tmp_path: Path, game: str) -> None:
     from playwright.async_api import async_playwright
 
     store = SqliteStore(tmp_path / "arena.db")
@@ -77,7 +79,7 @@ async def test_a_person_plays_muushig_in_the_browser_while_another_watches(
                 errors: list[str] = []
                 person.on("pageerror", lambda e: errors.append(str(e)))
                 await person.goto(f"{base}/")
-                await person.click("a[href='/play/muushig']")
+                await person.click(f"a[href='/play/{game}']")
                 # Keyboard only: the name field has the focus.
                 await person.wait_for_selector("#name:focus")
                 await person.keyboard.type("zaya")
@@ -85,7 +87,8 @@ async def test_a_person_plays_muushig_in_the_browser_while_another_watches(
                 await person.wait_for_selector("#sit:focus")
                 await person.keyboard.press("Enter")
                 await person.wait_for_selector("#actions button[data-action]")
-                match = await person.evaluate("localStorage.getItem('arena-person-playing-muushig')")
+                match = await person.evaluate(
+                    f"localStorage.getItem('arena-person-playing-{game}')")
                 assert match in arena.server.tables
                 # Nothing is wider than the phone.
                 assert await person.evaluate("document.documentElement.scrollWidth") <= 390
@@ -110,7 +113,50 @@ async def test_a_person_plays_muushig_in_the_browser_while_another_watches(
         assert record.status is MatchStatus.FINISHED
         seat = record.players.index("zaya")
         stored = [e.data for e in store.get_events(match)]
-        assert assert_no_hidden_cards(held_person, hidden_cards(stored, seat)) > 50
+        assert assert_no_hidden_cards(held_person, hidden_cards(stored, seat)) > 100
         assert assert_no_hidden_cards(held_watcher, hidden_cards(stored, None)) > 10
     finally:
         store.close()
+
+
+async def test_the_thirteen_page_calls_fouls_as_the_rules_do(tmp_path: Path) -> None:
+    """The foul shown before submitting is the engine's: 400 random
+    arrangements (and each row from random hands) judged by both."""
+    import random
+
+    from playwright.async_api import async_playwright
+
+    from arena.games.thirteen.arranger import Split
+    from arena.games.thirteen.cards import CARD_INDEX, DECK, card_strs
+    from arena.games.thirteen.wire import seat_hands
+
+    rng = random.Random(13)
+    cases = []
+    for _ in range(400):
+        cards = rng.sample(range(len(DECK)), 13)
+        # Rows with pairs and more, not only high cards: sort some by rank.
+        if rng.random() < 0.5:
+            cards.sort(key=lambda c: card_strs((c,))[0][0])
+        split = Split(tuple(cards[:3]), tuple(cards[3:8]), tuple(cards[8:]))
+        rows = {"front": card_strs(split.front), "middle": card_strs(split.middle),
+                "back": card_strs(split.back)}
+        assert all(CARD_INDEX[c] is not None for c in rows["front"])
+        cases.append((rows, seat_hands(split, "lowest").fouled))
+    assert 40 < sum(f for _, f in cases) < 360  # both kinds, many of each
+    store = SqliteStore(tmp_path / "arena.db")
+    try:
+        async with people_arena(tmp_path, store, FAST) as (arena, base), \
+                async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = await browser.new_page()
+                await page.goto(f"{base}/play/thirteen")
+                page_says = await page.evaluate(
+                    "(rows) => rows.map((r) => window.PlayThirteen.foul(r) !== null)",
+                    [rows for rows, _ in cases])
+            finally:
+                await browser.close()
+    finally:
+        store.close()
+    wrong = [rows for (rows, fouled), says in zip(cases, page_says) if fouled != says]
+    assert wrong == []

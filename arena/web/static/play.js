@@ -134,6 +134,11 @@
         line = `Hand ${ev.hand} of round ${ev.round}: trump ${suitText(ev.trump)}, face-up ` +
                `${cardText(ev.face_up)}.`;
         break;
+      case "deal_start":
+        Object.assign(v, { cards: ev.cards, deal: ev.deal });
+        line = `Deal ${ev.deal + 1}: arrange your 13 cards.`;
+        break;
+      case "arranged": line = `${who(ev.seat)} arranged.`; break;
       case "decision": line = `${who(ev.seat)}: ${ev.choice}.`; break;
       case "exchange": line = `${who(ev.seat)} exchanged ${ev.count}.`; break;
       case "take": line = `${who(ev.seat)} ${ev.taken ? "took" : "left"} the face-up card.`; break;
@@ -151,7 +156,11 @@
         line = ev.reason === "returned" ? `${who(ev.seat)} ${ev.seat === state.seat ? "are" : "is"} back.`
           : `Autopilot plays for ${who(ev.seat)} (${ev.reason}).`;
         break;
-      case "showdown": case "deal_end": case "round_end": case "hand_end":
+      case "showdown":
+        v.showdown = ev; v.totals = ev.totals;
+        line = `Showdown: you scored ${ev.scores[state.seat]}.`;
+        break;
+      case "deal_end": case "round_end": case "hand_end":
         if (ev.scores) v.scores = ev.scores;
         if (ev.totals) v.totals = ev.totals;
         line = ev.kind.replace("_", " ") + ".";
@@ -184,7 +193,15 @@
         v.last_trick.map(([s, c]) => el("span", { class: "played" }, `${state.players[s] || s}: `, card(c)))));
     }
     $("board").replaceChildren(...board);
-    if (game !== "thirteen" || !state.rows) {
+    if (game === "thirteen" && v.showdown) {
+      board.push(el("div", { class: "showdown" }, el("p", {}, `Showdown of deal ${v.showdown.deal + 1}:`),
+        el("ul", {}, v.showdown.arrangements.map((rows, s) => el("li", {},
+          `${state.players[s] || s}${v.showdown.fouled[s] ? " (fouled)" : ""}: `,
+          ["front", "middle", "back"].map((r) => el("span", { class: "played" }, rows[r].map((c) => card(c)), " ")),
+          `${v.showdown.scores[s] >= 0 ? "+" : ""}${v.showdown.scores[s]}`)))));
+    }
+    // (thirteen's open request draws the hand itself: cards to pick)
+    if (game !== "thirteen" || !state.request) {
       $("hand").replaceChildren(...sortCards(v.cards || []).map((c) => card(c)));
     }
   }
