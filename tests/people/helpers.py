@@ -26,8 +26,9 @@ FAST = PeopleSettings(decision_ms=20_000, bank_ms=20_000, house_pace_s=0.0, away
 
 @asynccontextmanager
 async def people_arena(tmp_path: Path, store: Store, settings: PeopleSettings = FAST,
-                       **config: Any) -> AsyncIterator[tuple[Arena, str]]:
-    arena = Arena(ServerConfig(port=0, http_port=0, db=str(tmp_path / "arena.db"),
+                       db: str | None = None, **config: Any
+                       ) -> AsyncIterator[tuple[Arena, str]]:
+    arena = Arena(ServerConfig(port=0, http_port=0, db=db or str(tmp_path / "arena.db"),
                                registration="open", **config), store, people=settings)
     await arena.start()
     try:
