@@ -129,10 +129,13 @@ class PeopleTables:
         spec = server.spec_of(game)
         seat = self._rng.randrange(spec.n_seats)
         link = PersonLink(person, token_hash, now)
+        # Bots whose hello opted in to meeting people, else house bots.
+        bots = server.lobby.take_for_people(game, spec.n_seats - 1)
+        others: list[Any] = [*bots, *([None] * (spec.n_seats - 1 - len(bots)))]
+        self._rng.shuffle(others)
         table = start_person_table(server, link, game=game, seat=seat,
                                    limits=self.settings.limits(), tournament_id=PEOPLE,
-                                   house_pace_s=self.settings.house_pace_s,
-                                   others=[None] * (spec.n_seats - 1))
+                                   house_pace_s=self.settings.house_pace_s, others=others)
         held = PersonTable(table=table, game=game, seat=seat, person=person,
                            token_hash=token_hash, link=link)
         self._by_match[table.match_id] = held

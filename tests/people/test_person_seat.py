@@ -12,7 +12,7 @@ from pathlib import Path
 import aiohttp
 
 from arena.server.session import PERSON_AWAY
-from arena.storage.base import MatchStatus
+from arena.storage.base import MatchStatus, NotFoundError
 from arena.storage.sqlite import SqliteStore
 from tests.server.rawbot import RawBot
 from tests.people.helpers import FAST, people_arena, play_as_person, random_legal, register
@@ -73,8 +73,13 @@ async def test_a_person_away_the_whole_match_is_not_rated(tmp_path: Path) -> Non
                                  headers={"Authorization": f"Bearer {token}"}) as r:
                 table = await r.json()
             # The page never reads: it is taken as gone, autopilot plays it out.
-            await wait_for(lambda: store.get_match(table["match"]).status
-                           is not MatchStatus.RUNNING)
+            def settled() -> bool:
+                try:  # (the writer creates the match row a moment after the table starts)
+                    return store.get_match(table["match"]).status is not MatchStatus.RUNNING
+                except NotFoundError:
+                    return False
+
+            await wait_for(settled)
             record = store.get_match(table["match"])
             assert record.status is MatchStatus.ABORTED
             assert record.abort_reason == PERSON_AWAY
@@ -107,5 +112,45 @@ async def test_people_and_bots_share_one_namespace_and_keep_their_own_doors(
             async with http.get(f"{base}/api/people/me",
                                 headers={"Authorization": f"Bearer {token}"}) as r:
                 assert (await r.json()) == {"name": "dave"}
+    finally:
+        store.close()
+
+
+async def test_only_bots_that_opted_in_meet_a_person(tmp_path: Path) -> None:
+    from arena.auth import hash_token
+    from protocol.sdk.client import BotClient
+
+    store = SqliteStore(tmp_path / "arena.db")
+    for name in ("willing", "unwilling"):
+        store.add_bot(name, hash_token(f"token-{name}"))
+
+    def first(phase: str, legal: list, state: dict) -> object:  # type: ignore[type-arg]
+        return legal[0]
+
+    try:
+        async with people_arena(tmp_path, store, matchmaking=False) as (arena, base), \
+                aiohttp.ClientSession() as http:
+            bots = [BotClient("127.0.0.1", arena.port, f"token-{name}", None, first,
+                              encoding="jsonl", people=name == "willing", threaded=False)
+                    for name in ("willing", "unwilling")]
+            tasks = [asyncio.create_task(bot.run()) for bot in bots]
+            try:
+                await wait_for(lambda: sorted(arena.server.idle_bots())
+                               == ["unwilling", "willing"])
+                token = await register(http, base, "gerel")
+                table, seen = await play_as_person(http, base, token, "muushig",
+                                                   random_legal(random.Random(5)))
+                players = seen[0]["players"]
+                assert "willing" in players and "unwilling" not in players
+                assert seen[-1]["type"] == "match_end"
+                record = store.get_match(table["match"])
+                assert record.status is MatchStatus.FINISHED
+                # The bot played its own seat (its own decisions, on its own clock).
+                assert record.latency_ms is not None
+                assert record.latency_ms[players.index("willing")]
+            finally:
+                for bot in bots:
+                    await bot.stop()
+                await asyncio.wait(tasks, timeout=10)
     finally:
         store.close()
