@@ -119,6 +119,8 @@ class Arena:
         self.store = store
         self.hosting = hosting
         # People play from the web: their tables exist where the web does.
+        people = people or PeopleSettings(decision_ms=config.person_decision_ms,
+                                          bank_ms=config.person_bank_ms)
         self.people = PeopleTables(people) if config.http_port is not None else None
         self.web = (WebService(hosting, bot_port, self.people)
                     if config.http_port is not None else None)
