@@ -131,7 +131,7 @@
       case "hand_start":
         Object.assign(v, { cards: ev.cards, face_up: ev.face_up, trump: ev.trump,
                            dealer: ev.dealer, trick: [], last_trick: null });
-        line = `Hand ${ev.hand} of round ${ev.round}: trump ${suitText(ev.trump)}, face-up ` +
+        line = `Hand ${ev.hand + 1} of round ${ev.round + 1}: trump ${suitText(ev.trump)}, face-up ` +
                `${cardText(ev.face_up)}.`;
         break;
       case "deal_start":
