@@ -160,3 +160,49 @@ async def test_the_thirteen_page_calls_fouls_as_the_rules_do(tmp_path: Path) -> 
         store.close()
     wrong = [rows for (rows, fouled), says in zip(cases, page_says) if fouled != says]
     assert wrong == []
+
+
+async def test_a_closed_tab_is_played_by_autopilot_and_a_reload_takes_the_seat_back(
+        tmp_path: Path) -> None:
+    import dataclasses
+
+    from playwright.async_api import async_playwright
+
+    store = SqliteStore(tmp_path / "arena.db")
+    # House moves a little apart: the match outlasts the time a reload takes.
+    paced = dataclasses.replace(FAST, house_pace_s=0.05)
+    try:
+        async with people_arena(tmp_path, store, paced) as (arena, base), \
+                async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                context = await browser.new_context(viewport=PHONE)
+                page = await context.new_page()
+                await page.goto(f"{base}/play/muushig")
+                await page.fill("#name", "tuya")
+                await page.press("#name", "Enter")
+                await page.click("#sit")
+                await page.wait_for_selector("#actions button[data-action]")
+                match = await page.evaluate("localStorage.getItem('arena-person-playing-muushig')")
+                table = arena.server.tables[match]
+                seat = next(s for s in table.seats if s.name == "tuya")
+                await page.close(run_before_unload=True)  # the tab closes: its goodbye
+                async with asyncio.timeout(30):
+                    while seat.autopilot is None:
+                        await asyncio.sleep(0.02)
+                assert not table.session.over
+                again = await context.new_page()  # the same browser: the token is kept
+                await again.goto(f"{base}/play/muushig")
+                await again.wait_for_selector("#actions button[data-action]")
+                assert seat.autopilot is None and seat.conn is not None
+                assert await again.evaluate(
+                    "localStorage.getItem('arena-person-playing-muushig')") == match
+                await play_by_keyboard(again)
+            finally:
+                await browser.close()
+        record = store.get_match(match)
+        assert record.status is MatchStatus.FINISHED
+        assert record.faults is not None
+        assert record.faults[record.players.index("tuya")].disconnects == 1
+    finally:
+        store.close()
