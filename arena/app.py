@@ -27,6 +27,7 @@ from aiohttp import web
 from arena.collector import tune_for_serving
 from arena.live import LiveHub
 from arena.metrics import Metrics
+from arena.people import PeopleSettings, PeopleTables
 from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
 from arena.storage.base import Store
@@ -36,8 +37,10 @@ from arena.web.guard import GUARD, ConnectionGuard, GuardedSite, WebConnectionLi
 class WebService:
     """The HTTP app on ``config.http_port`` (0: a free port), beside the bots'."""
 
-    def __init__(self, hosting: Any = None, bot_port: int | None = None) -> None:
+    def __init__(self, hosting: Any = None, bot_port: int | None = None,
+                 people: Any = None) -> None:
         self.hosting = hosting
+        self.people = people  # PeopleTables: the play pages' tables
         self.bot_port = bot_port  # the public bot port, when not the server's own
         self.limits = WebConnectionLimits()
         self.guard: ConnectionGuard | None = None
@@ -54,7 +57,7 @@ class WebService:
                        server_info={"server": cfg.server_name, "game": server.spec.name,
                                     "bot_port": self.bot_port or server.port,
                                     "open": cfg.open},
-                       hosting=self.hosting)
+                       hosting=self.hosting, people=self.people)
         # Counted and timed connections (arena.web.guard): a crowd on the
         # web port never takes the descriptors the bot port needs.
         self.guard = guard = ConnectionGuard(self.limits)
@@ -111,12 +114,17 @@ class Arena:
     def __init__(self, config: ServerConfig, store: Store, *, hosting: Any = None,
                  hosted: bool = False, hosted_ladder: Any = None,
                  hub: LiveHub | None = None, metrics: Metrics | None = None,
-                 bot_port: int | None = None) -> None:
+                 bot_port: int | None = None, people: PeopleSettings | None = None) -> None:
         self.config = config
         self.store = store
         self.hosting = hosting
-        self.web = WebService(hosting, bot_port) if config.http_port is not None else None
-        services: list[Any] = [self.web] if self.web is not None else []
+        # People play from the web: their tables exist where the web does.
+        people = people or PeopleSettings(decision_ms=config.person_decision_ms,
+                                          bank_ms=config.person_bank_ms)
+        self.people = PeopleTables(people) if config.http_port is not None else None
+        self.web = (WebService(hosting, bot_port, self.people)
+                    if config.http_port is not None else None)
+        services: list[Any] = [self.people, self.web] if self.web is not None else []
         if config.run_tournaments:
             services.append(DirectorService())
         self.server = ArenaServer(config, store, hub=hub, metrics=metrics, services=services)

@@ -59,6 +59,10 @@ def server_options(p: argparse.ArgumentParser, *, db_default: str = "arena.db",
                    help="milliseconds a bot has for each decision")
     p.add_argument("--bank-ms", type=at_least(0, " ms"), default=10_000,
                    help="extra milliseconds per match a bot may spend past its deadlines")
+    p.add_argument("--person-decision-ms", type=at_least(1000, " ms"), default=30_000,
+                   help="milliseconds a person at the play page has for each decision")
+    p.add_argument("--person-bank-ms", type=at_least(0, " ms"), default=60_000,
+                   help="extra milliseconds per match a person may spend past deadlines")
     p.add_argument("--autopilot-after", type=at_least(1), default=3, metavar="N",
                    help="timeouts in a row before the house bot plays a seat")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
@@ -85,7 +89,9 @@ def server_config(args: argparse.Namespace, **overrides: Any) -> Any:
     values = dict(host=args.host, port=args.port,
                   http_port=None if args.no_http else args.http_port, db=args.db,
                   decision_ms=args.decision_ms, bank_ms=args.bank_ms,
-                  timeouts_before_autopilot=args.autopilot_after, rules=rules(args.rule))
+                  timeouts_before_autopilot=args.autopilot_after, rules=rules(args.rule),
+                  person_decision_ms=getattr(args, "person_decision_ms", 30_000),
+                  person_bank_ms=getattr(args, "person_bank_ms", 60_000))
     values.update(overrides)
     return ServerConfig(**values)
 

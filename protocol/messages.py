@@ -120,7 +120,8 @@ class Hello:
     and ``game`` (the game the bot wants to play; absent: the server's first),
     ``max_matches`` (leave after that many matches: the server sends ``bye``
     after the last one's ``match_end`` instead of seating it again) and
-    ``ladder`` (true: the hosted-bot ladder may seat it with hosted bots)."""
+    ``ladder`` (true: the hosted-bot ladder may seat it with hosted bots) and
+    ``people`` (true: a person's table may seat it with a person)."""
 
     type: ClassVar[str] = "hello"
     protocol: int
@@ -129,6 +130,7 @@ class Hello:
     game: str | None = None
     max_matches: int | None = None
     ladder: bool = False
+    people: bool = False
 
     def to_wire(self) -> Wire:
         wire: Wire = {"type": "hello", "protocol": self.protocol, "token": self.token}
@@ -140,6 +142,8 @@ class Hello:
             wire["max_matches"] = self.max_matches
         if self.ladder:
             wire["ladder"] = True
+        if self.people:
+            wire["people"] = True
         return wire
 
     @classmethod
@@ -149,7 +153,8 @@ class Hello:
                    name=f.string("name", optional=True),
                    game=f.string("game", optional=True),
                    max_matches=f.integer("max_matches", minimum=1, optional=True),
-                   ladder=f.boolean("ladder", optional=True) or False)
+                   ladder=f.boolean("ladder", optional=True) or False,
+                   people=f.boolean("people", optional=True) or False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,8 @@ ones below, never from one above:
 2. **server** -- ``arena.server``: bots over TCP, the lobby, the tables.
 3. **services on the server** -- ``arena.tournament`` (plays schedules
    through ``arena.tournament.host.MatchHost``) and ``arena.hosting`` (hosted
-   bots and their ladder, which play matches the same way).
+   bots and their ladder, which play matches the same way) and
+   ``arena.people`` (people's tables, opened for the play page).
 4. **the application** -- ``arena.web`` (HTTP), ``arena.app`` (composes
    server, web, director and hosted bots), ``arena.cli*`` (the commands),
    ``arena.checkbot`` (a command that plays a bot against scripted hands),
@@ -40,7 +41,7 @@ LAYERS: dict[str, int] = {
     "arena.options": 0, "arena.notation": 0,
     "arena.storage": 1, "arena.live": 1, "arena.live_bridge": 1, "arena.match_files": 1,
     "arena.server": 2,
-    "arena.tournament": 3, "arena.hosting": 3,
+    "arena.tournament": 3, "arena.hosting": 3, "arena.people": 3,
     "arena.web": 4, "arena.app": 4, "arena.cli": 4, "arena.cli_errors": 4,
     "arena.cli_output": 4, "arena.cli_options": 4, "arena.cli_match": 4, "arena.cli_bots": 4,
     "arena.checkbot": 4, "arena.dataset": 4, "arena.cli_data": 4,

@@ -25,6 +25,9 @@ class ServerConfig:
     rules: dict | None = None  # rule options of the lobby's matches (the game's defaults)
     decision_ms: int = 1000
     bank_ms: int = 10_000
+    # A person's clock at the play page (the bots at the table keep theirs).
+    person_decision_ms: int = 30_000
+    person_bank_ms: int = 60_000
     # Lobby: seat waiting bots at new tables; fill empty seats with house
     # bots once somebody has waited this long (None: never fill).
     matchmaking: bool = True

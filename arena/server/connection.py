@@ -115,6 +115,7 @@ class BotConnection(asyncio.Protocol):
         self.counted_token: str | None = None
         self.max_matches: int | None = None  # from hello: leave after this many
         self.ladder = False  # from hello: open to the hosted-bot ladder
+        self.people = False  # from hello: may be seated with a person
         self.matches_seated = 0
         self._linger_s = linger_s
         self._linger_timer: asyncio.TimerHandle | None = None
@@ -252,6 +253,7 @@ class BotConnection(asyncio.Protocol):
         self.identity = identity
         self.max_matches = event.hello.max_matches
         self.ladder = event.hello.ladder  # the hosted ladder may seat it
+        self.people = event.hello.people  # a person's table may seat it
         if self._hello_timer is not None:
             self._hello_timer.cancel()
         self.log = self.log.bind(bot=identity.bot)

@@ -83,6 +83,16 @@ class Lobby:
         return [(conn.bot, self.game_of(conn)) for conn in self._candidates()
                 if conn.ladder and conn.bot is not None]
 
+    def take_for_people(self, game: str, most: int) -> list["BotConnection"]:
+        """Up to ``most`` idle connections of ``game`` whose hello opted in to
+        playing people (``hello.people``), longest waiting first, taken out."""
+        taken = [c for c in self._candidates()
+                 if getattr(c, "people", False) and c.bot is not None
+                 and self.game_of(c) == game and c.bot not in self._claims][:most]
+        for conn in taken:
+            self.remove(conn)
+        return taken
+
     def add(self, conn: "BotConnection") -> None:
         if conn.closed or conn.id in self._idle:
             return

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 class SeatKind(str, enum.Enum):
     REMOTE = "remote"  # a bot connected over TCP (local subprocesses too)
     HOUSE = "house"  # an in-process house bot
+    # A person at the play page: asked and timed like a remote bot (with
+    # limits of its own), but never what keeps a match waiting for bots.
+    PERSON = "person"
 
 
 class AutopilotReason(str, enum.Enum):
@@ -73,6 +76,8 @@ class Seat:
     # Milliseconds per decision, 8 bytes each (a list of floats takes 32).
     latencies: array[float] = field(default_factory=lambda: array("d"))
     issued: IssuedIds = field(default_factory=IssuedIds)  # request ids sent here
+    # This seat's own clock (a person's), else the match's (a TimeLimits).
+    limits: Any = None
 
     @property
     def latencies_ms(self) -> list[float]:

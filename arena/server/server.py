@@ -236,7 +236,7 @@ class ArenaServer:
             except IdentityError as exc:
                 raise AuthError(str(exc)) from None
         record = self.store.find_bot_by_token_hash(token_hash)
-        if record is None or record.removed:
+        if record is None or record.removed or record.kind == "person":  # a person plays on the web
             raise AuthError("unknown token: register the bot (arena bots add NAME) and use its token")
         return record.name
 

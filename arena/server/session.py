@@ -24,6 +24,12 @@ autopilot, and every seat is told (``autopilot`` with reason
 played) for ``abandon_grace_s``; a bot back in time resumes it, otherwise it
 is aborted. Nothing of a match reaches a seat before its ``match_start``
 or after its ``match_end``.
+
+A person's seat (``SeatKind.PERSON``, the play page) is asked, timed and
+put on autopilot like a bot's, with its own ``Seat.limits`` when it has
+them; a person who leaves is played by autopilot (a match never waits for
+a person), and a person's table whose person never decided is aborted
+(``PERSON_AWAY``): nobody is rated on autopilot's play.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ log = structlog.get_logger("arena.table")
 
 ABANDONED: Final = "every bot disconnected"
 NOT_PLAYED: Final = "no seat was played by its bot"
+PERSON_AWAY: Final = "the person at the table made no decision"
 
 
 
@@ -126,7 +133,7 @@ class MatchSession(SessionOutput):
         self._waiting_since = 0.0
         self.log = log.bind(match=match_id)
         for seat in seats:
-            seat.bank_ms = float(limits.bank_ms)
+            seat.bank_ms = float((seat.limits or limits).bank_ms)
 
     # -- state --------------------------------------------------------------
     def _to(self, state: SessionState) -> None:
@@ -193,7 +200,7 @@ class MatchSession(SessionOutput):
             return
         elapsed_ms = (now - pending.sent_at) * 1000.0
         seat.latencies.append(round(elapsed_ms, 3))
-        over = elapsed_ms - self.limits.decision_ms
+        over = elapsed_ms - (seat.limits or self.limits).decision_ms
         if over > 0:
             seat.bank_ms = max(0.0, seat.bank_ms - over)
         seat.consecutive_timeouts = 0
@@ -246,7 +253,7 @@ class MatchSession(SessionOutput):
         if self.over:
             return False
         seat = self.seats[seat_index]
-        assert seat.kind is SeatKind.REMOTE
+        assert seat.kind is not SeatKind.HOUSE
         self._encodings[seat_index] = encoding
         self._buffers[seat_index].clear()
         was = seat.autopilot
@@ -329,7 +336,7 @@ class MatchSession(SessionOutput):
             if seat_index in pending or seat_index in self._house_due:
                 continue
             seat = seats[seat_index]  # _asks_remote, inlined: once per decision
-            if (seat.kind is SeatKind.REMOTE and seat.autopilot is None
+            if (seat.kind is not SeatKind.HOUSE and seat.autopilot is None
                     and encodings[seat_index] is not None):
                 self._ask(seat_index, now)
             else:
@@ -355,7 +362,7 @@ class MatchSession(SessionOutput):
         request_id = self._next_id
         self._next_id += 1
         phase = engine.phase_for(seat_index)
-        deadline_ms = self.limits.decision_ms + int(seat.bank_ms)
+        deadline_ms = (seat.limits or self.limits).decision_ms + int(seat.bank_ms)
         options = engine.request_for(seat_index)
         wire = request_wire(self.match_id, request_id, phase, deadline_ms, options,
                             engine.observation(seat_index))
@@ -378,7 +385,7 @@ class MatchSession(SessionOutput):
         self.log.info("decision_timeout", seat=seat.index, bot=seat.name, phase=pending.phase)
         del self._pending[pending.seat]
         self._emit([ServerEvent("timeout", seat=seat.index, phase=pending.phase)])
-        if seat.consecutive_timeouts >= self.limits.timeouts_before_autopilot:
+        if seat.consecutive_timeouts >= (seat.limits or self.limits).timeouts_before_autopilot:
             self._start_autopilot(seat.index, AutopilotReason.TIMEOUTS, now)
         self._decide(seat.index, pending.phase, self.engine.default_for(seat.index), "default", now)
 
@@ -422,6 +429,11 @@ class MatchSession(SessionOutput):
                 any(s.kind is SeatKind.REMOTE for s in self.seats):
             self.abort(NOT_PLAYED)
             return
+        if any(s.kind is SeatKind.PERSON and not s.latencies for s in self.seats):
+            # A person's table is played for the person: one who never
+            # decided (away the whole match) is not rated on autopilot's play.
+            self.abort(PERSON_AWAY)
+            return
         self._to(SessionState.ENDED)
         self.result = self.engine.result()
         self.reveal = self._reveal()
@@ -430,12 +442,15 @@ class MatchSession(SessionOutput):
 
     def _asks_remote(self, seat_index: int) -> bool:
         seat = self.seats[seat_index]
-        return (seat.kind is SeatKind.REMOTE and seat.autopilot is None
+        return (seat.kind is not SeatKind.HOUSE and seat.autopilot is None
                 and self._encodings[seat_index] is not None)
 
     def _no_bot_left(self) -> bool:
         remote = [i for i, s in enumerate(self.seats) if s.kind is SeatKind.REMOTE]
-        return bool(remote) and all(self._encodings[i] is None for i in remote)
+        # A person still at the table keeps it playing (bots gone to autopilot).
+        return bool(remote) and all(self._encodings[i] is None for i in remote) and not any(
+            s.kind is SeatKind.PERSON and self._encodings[s.index] is not None
+            for s in self.seats)
 
 def _house_options(options: dict[str, Any]) -> Any:
     """A house bot's second argument: the ``legal`` list, else the constraints."""

@@ -216,7 +216,8 @@ class SessionOutput:
         encoding = self._encodings[seat_index]
         if encoding is None:
             return
-        limits = WireLimits(self.limits.decision_ms, self.limits.bank_ms)
+        own = self.seats[seat_index].limits or self.limits
+        limits = WireLimits(own.decision_ms, own.bank_ms)
         message = MatchStart(self.match_id, self.game, seat_index, tuple(self.players),
                              self.engine.rules, limits).to_wire()
         self.outgoing.append(seat_index * 2)

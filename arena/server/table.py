@@ -66,7 +66,8 @@ class Table:
                  metrics: "Metrics | None" = None, tournament_id: str | None = None,
                  seed: str | None = None,
                  on_seat_released: Callable[["BotConnection"], None] | None = None,
-                 abandon_grace_s: float = 5.0, slot: tuple[str, int] | None = None) -> None:
+                 abandon_grace_s: float = 5.0, slot: tuple[str, int] | None = None,
+                 house_pace_s: float = 0.0) -> None:
         self.match_id = match_id
         self.spec = spec
         self.engine = engine
@@ -78,6 +79,9 @@ class Table:
         self.tournament_id = tournament_id
         self.seed = seed
         self.slot = slot  # (tournament id, slot index), completed by finish_match
+        # Seconds between house moves: 0 for bots; a person's table paces
+        # them so the person sees each card played.
+        self.house_pace_s = house_pace_s
         self._on_seat_released = on_seat_released
         self.session = MatchSession(
             match_id=match_id, game=spec.name, engine=engine, seats=seats, limits=limits,
@@ -177,14 +181,17 @@ class Table:
         seat was left or put on autopilot for timeouts."""
         if self.finished.is_set() or conn.identity is None or self.session.over:
             return False
+        # A person's link takes back a person's seat, a bot's connection a bot's.
+        kind = SeatKind.PERSON if getattr(conn, "person", False) else SeatKind.REMOTE
         for seat in self.seats:
             old = seat.conn
-            if (seat.kind is SeatKind.REMOTE and seat.token_hash == conn.identity.token_hash
+            if (seat.kind is kind and seat.token_hash == conn.identity.token_hash
                     and (old is None or old.closed or seat.autopilot is AutopilotReason.TIMEOUTS)
                     and old is not conn):
                 if old is not None and old.seated is self:
                     old.seated = None
-                    if not old.closed and self._on_seat_released is not None:
+                    if (not old.closed and kind is SeatKind.REMOTE
+                            and self._on_seat_released is not None):
                         self._on_seat_released(old)
                 seat.conn = conn
                 conn.seated = self
@@ -251,7 +258,10 @@ class Table:
             # On the loop's next turn: other tables and connections run
             # between house moves.
             self._house_scheduled = True
-            self._loop.call_soon(self._house_turn)  # type: ignore[union-attr]
+            if self.house_pace_s > 0:
+                self._loop.call_later(self.house_pace_s, self._house_turn)  # type: ignore[union-attr]
+            else:
+                self._loop.call_soon(self._house_turn)  # type: ignore[union-attr]
         at = session.next_deadline()
         if at is not None:
             self._arm_timer(at)
@@ -360,7 +370,9 @@ class Table:
             conn = seat.conn
             if conn is not None and conn.seated is self:
                 conn.seated = None
-                if not conn.closed and self._on_seat_released is not None:
+                # (a person goes back to the play page, not to the lobby)
+                if (not conn.closed and seat.kind is SeatKind.REMOTE
+                        and self._on_seat_released is not None):
                     self._on_seat_released(conn)
 
     def _seat_of(self, conn: "BotConnection") -> Seat | None:

@@ -22,6 +22,7 @@ from arena.web.keys import HEALTH, HUB, METRICS, QUERIES, SETTINGS, WRITER, Regi
 from arena.web.ladders import UnknownGameParamError, check_game, default_game
 from arena.live import LADDER
 from arena.web.scopes import ALL
+from arena.people import PEOPLE
 
 routes = web.RouteTableDef()
 
@@ -136,13 +137,13 @@ async def _standings_response(request: web.Request, scope: str, game: str) -> we
 def _scope(request: web.Request) -> str:
     scope = request.query.get("scope", LADDER)
     if scope not in (LADDER, ALL):
-        check_name(scope, "scope (ladder, all or a tournament id)")
+        check_name(scope, "scope (ladder, all, people or a tournament id)")
     return scope
 
 
 async def _scope_game(request: web.Request, scope: str) -> str:
     """The game of a standings view: a tournament's own game, else ``?game=``."""
-    if scope in (LADDER, ALL):
+    if scope in (LADDER, ALL, PEOPLE):
         return game_param(request)
     q = request.app[QUERIES]
     return game_param(request, (await q.run(q.get_tournament, scope))["game"])

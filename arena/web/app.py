@@ -147,7 +147,7 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
              registration: RegistrationMode | str = RegistrationMode.ADMIN,
              limits: WebLimits | None = None, writer: StoreWriter | None = None,
              server_info: dict[str, Any] | None = None,
-             hosting: Any = None) -> web.Application:
+             hosting: Any = None, people: Any = None) -> web.Application:
     limits = limits or WebLimits()
     app = web.Application(middlewares=[error_middleware, guard_middleware, _pages_off_loop],
                           client_max_size=MAX_BODY,
@@ -183,6 +183,11 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
         from arena.web import hosting_api
 
         hosting_api.setup(app, hosting)
+    if people is not None:  # people at the table: names, tokens, seats
+        from arena.web import play, play_pages
+
+        play.setup(app, people)
+        app.router.add_routes(play_pages.routes)
     app.router.add_routes(data_api.routes)  # before api's /api/matches/{id}
     app.router.add_routes(api.routes)
     app.router.add_routes(pages.routes)

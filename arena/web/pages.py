@@ -24,6 +24,9 @@ from arena.web.ladders import game_title, known_games, ladder_games
 from arena.web.keys import QUERIES
 from arena.web.memory import memory_section
 from arena.live import LADDER
+from arena.web.play import PEOPLE_TABLES
+from arena.web.play_pages import people_ladders, play_links
+from arena.people import PEOPLE
 from arena.web.plots import scope_charts
 from arena.web.queries import ALL
 from arena.web.render import (
@@ -66,7 +69,9 @@ def _standings_fragment(request: web.Request, scope: str, game: str,
     """One game's standings in ``scope``; ``several``: the page shows other
     games' too, so the caption names this one."""
     caption = "Ladder (matches outside tournaments)" if scope == LADDER else "Standings"
-    if several:
+    if scope == PEOPLE:
+        caption = f"{game_title(game)}: people and the bots they met"
+    elif several:
         caption = f"{game_title(game)} ladder (matches outside tournaments)" \
             if scope == LADDER else f"{game_title(game)} standings"
     return standings_table(request.app[QUERIES].standings(scope, game), caption, scope, game)
@@ -75,7 +80,7 @@ def _standings_fragment(request: web.Request, scope: str, game: str,
 def _page_game(request: web.Request, scope: str) -> str:
     """The game a standings view of ``scope`` shows: a tournament's own
     game, else ``?game=``, else the server's default game."""
-    if scope in (LADDER, ALL):
+    if scope in (LADDER, ALL, PEOPLE):
         return game_param(request)
     return game_param(request, request.app[QUERIES].get_tournament(scope)["game"])
 
@@ -85,7 +90,7 @@ async def standings_partial(request: web.Request) -> web.Response:
     scope = request.query.get("scope", LADDER)
     if scope not in (LADDER, ALL):
         check_name(scope, "scope")
-    several = scope in (LADDER, ALL) and len(ladder_games(server_game(request))) > 1
+    several = scope in (LADDER, ALL, PEOPLE) and len(ladder_games(server_game(request))) > 1
     return _html(_standings_fragment(request, scope, _page_game(request, scope), several))
 
 
@@ -134,14 +139,17 @@ async def index(request: web.Request) -> web.Response:
 <p id="live-status" class="live-status" role="status" aria-live="polite"></p>
 <section aria-labelledby="h-live"><h2 id="h-live">Live now</h2>
 <div id="live" data-partial="/partials/live">{live_list(q.live_matches())}</div></section>
+{play_links() if PEOPLE_TABLES in request.app else ""}
 {_ladders(request)}
+{people_ladders(request, _standings_fragment) if PEOPLE_TABLES in request.app else ""}
 <section aria-labelledby="h-tournaments"><h2 id="h-tournaments">Tournaments</h2>
 <div id="tournaments" data-partial="/partials/tournaments">{_tournaments_list(tournaments)}</div>
 </section>
 <section aria-labelledby="h-recent"><h2 id="h-recent">Latest finished matches</h2>
 {matches_table(recent, "Latest finished matches", empty="No match has finished yet.")}
 <p><a href="/matches">All matches</a></p></section>"""
-    page = f'<div data-live-channels="standings:{LADDER} matches tournaments">{main}</div>'
+    people = f" standings:{PEOPLE}" if PEOPLE_TABLES in request.app else ""
+    page = f'<div data-live-channels="standings:{LADDER}{people} matches tournaments">{main}</div>'
     return _html(layout("Standings", page, scripts=("common.js", "live.js")))
 
 

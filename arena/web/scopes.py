@@ -47,6 +47,7 @@ from arena.tournament.standings import (
 )
 from arena.web.entrants import as_entrants
 from arena.live import LADDER
+from arena.people import PEOPLE
 
 log = structlog.get_logger(__name__)
 
@@ -103,7 +104,7 @@ def scope_key(store: Store, scope: str) -> int:
     """(any thread) Changes whenever a match of the scope finishes; raises
     NotFoundError for an unknown tournament."""
     tournament_id = None if scope in (LADDER, ALL) else scope
-    if tournament_id is not None:
+    if tournament_id is not None and scope != PEOPLE:  # people's matches: no tournament
         store.get_tournament(tournament_id)
     return store.count_matches(tournament_id=tournament_id, status=MatchStatus.FINISHED)
 

@@ -112,6 +112,7 @@ class BotClient:
         on_reveal: Hook | None = None,
         max_matches: int | None = None,
         ladder: bool = False,
+        people: bool = False,
         reconnect: bool = True,
         max_reconnect_attempts: int = 10,
         backoff_initial_s: float = 0.1,
@@ -133,6 +134,7 @@ class BotClient:
         self.on_reveal = on_reveal
         self.max_matches = max_matches
         self.ladder = ladder  # hello.ladder: the hosted ladder may seat this bot
+        self.people = people  # hello.people: a person's table may seat this bot
         self.reconnect = reconnect
         self.max_reconnect_attempts = max_reconnect_attempts
         self.backoff_initial_s = backoff_initial_s
@@ -224,7 +226,8 @@ class BotClient:
             # The server then never seats this connection for one match too many.
             left = None if self.max_matches is None else max(1, self.max_matches - self.matches_played)
             await conn.send(Hello(PROTOCOL_VERSION, self.token, self.name, self.game,
-                                  max_matches=left, ladder=self.ladder).to_wire())
+                                  max_matches=left, ladder=self.ladder,
+                                  people=self.people).to_wire())
             async with asyncio.timeout(self.handshake_timeout_s):
                 welcome = await self._handshake(conn)
             if welcome is None:

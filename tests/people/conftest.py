@@ -1,0 +1,17 @@
+"""People's tables store like any match: the ladder tests run on SQLite and
+on the throwaway PostgreSQL cluster of the store tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from storage.conftest import pg_cluster, pg_url  # noqa: F401 - the shared fixtures
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "postgresql":
+        return str(request.getfixturevalue("pg_url"))
+    return str(tmp_path / "arena.db")
