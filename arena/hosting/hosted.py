@@ -22,7 +22,7 @@ from typing import Protocol
 
 import structlog
 
-from arena.hosting.builder import interpreter_command
+from arena.hosting.presets import interpreter_command
 from arena.hosting.errors import HostingError
 from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap, prune_stderr
 from arena.hosting.run_socket import Listener, RunSocket

@@ -28,6 +28,15 @@ def sandbox_available() -> str | None:
     return None
 
 
+# Test bots that do something else once started still pass the start check
+# (a version is ready only after its hello): this says hello and keeps the
+# connection open. Standard library only.
+SAYS_HELLO = (
+    "import json as _j, os as _o, socket as _s\n"
+    "_hello = _s.create_connection((_o.environ['ARENA_HOST'], int(_o.environ['ARENA_PORT'])))\n"
+    "_hello.sendall((_j.dumps({'type': 'hello', 'protocol': 1, 'token': _o.environ['ARENA_TOKEN'],"
+    " 'name': _o.environ['ARENA_NAME']}) + '\\n').encode())\n")
+
 needs_sandbox = pytest.mark.skipif(sandbox_available() is not None,
                                    reason=sandbox_available() or "")
 

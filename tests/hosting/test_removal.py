@@ -20,11 +20,11 @@ from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
 from arena.storage.sqlite import SqliteStore
 from arena.web.hosting_api import Hosting
-from tests.hosting.conftest import needs_sandbox
+from tests.hosting.conftest import SAYS_HELLO, needs_sandbox
 from tests.server.rawbot import RawBot
 
 pytestmark = needs_sandbox
-SLEEPER = b"import time\ntime.sleep(3600)\n"
+SLEEPER = (SAYS_HELLO + "import time\ntime.sleep(3600)\n").encode()
 
 
 class Site:
