@@ -67,6 +67,16 @@ class Arena:
                  store: SqliteStore) -> None:
         self.server, self.versions, self.hosted, self.store = server, versions, hosted, store
 
+    async def validate(self, *bots: str) -> None:
+        """Play each bot's validation match (the ladder seats it only after)."""
+        from arena.hosting.validation import play_validation
+
+        for bot in bots:
+            version = self.versions.active(bot)
+            assert version is not None, f"{bot} has no ready version"
+            result = await play_validation(self.server, self.hosted, version)
+            assert result.passed, result
+
     async def play(self, bot: str, limits: TimeLimits | None = None) -> Any:
         await self.hosted.start(bot)
         players = [PlayerSpec(bot)] + [PlayerSpec(f"house-random-{i}", house="random")
