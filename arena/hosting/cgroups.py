@@ -22,6 +22,7 @@ import enum
 import os
 import re
 import signal
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,10 +82,27 @@ def _write(path: Path, value: str) -> None:
         path.write_text(value)
 
 
+_last: CgroupState | None = None
+
+
+def current_state() -> CgroupState:
+    """What the last sandbox of this process found (for ``/api/health``)."""
+    if _last is not None:
+        return _last
+    kind = _kind(CGROUP_ROOT)
+    return CgroupState(kind, None, None if kind is not CgroupKind.NONE
+                       else f"no cgroup hierarchy at {CGROUP_ROOT}")
+
+
 def prepare_parent(hosted_cpus: float, root: Path | None = None) -> CgroupState:
     """Make the parent cgroup and set the cap on all hosted bots' CPU. Every
     arena process on the machine shares it (the last to start sets the cap)."""
-    root = root or CGROUP_ROOT
+    global _last
+    _last = state = _prepare_parent(hosted_cpus, root or CGROUP_ROOT)
+    return state
+
+
+def _prepare_parent(hosted_cpus: float, root: Path) -> CgroupState:
     kind = _kind(root)
     quota = str(int(hosted_cpus * PERIOD_US))
     try:
@@ -138,6 +156,10 @@ def remove_stale(root: Path | None = None) -> int:
             if not child.is_dir() or match is None or _pid_alive(int(match.group(1))):
                 continue
             kill_procs(child)
+            for _ in range(40):  # (a worker thread) until the killed processes are gone
+                if _empty(child):
+                    break
+                time.sleep(0.05)
             try:
                 child.rmdir()
                 removed += 1
@@ -146,6 +168,13 @@ def remove_stale(root: Path | None = None) -> int:
     if removed:
         log.info("stale_cgroups_removed", count=removed)
     return removed
+
+
+def _empty(directory: Path) -> bool:
+    try:
+        return not (directory / "cgroup.procs").read_text().strip()
+    except OSError:
+        return True
 
 
 def kill_procs(directory: Path) -> None:
@@ -208,13 +237,7 @@ class SandboxCgroup:
             kill_procs(directory)
 
     def empty(self) -> bool:
-        for path in self.procs_files():
-            try:
-                if Path(path).read_text().strip():
-                    return False
-            except OSError:
-                continue
-        return True
+        return all(_empty(d) for d in self.dirs)
 
     def remove(self) -> None:
         for directory in reversed(self.dirs):
