@@ -15,8 +15,9 @@ import structlog
 from arena.hosting.archive import ArchiveLimits, unpack_submission
 from arena.hosting.errors import ArchiveError, BuildError, HostingError
 from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap
-from arena.hosting.presets import BotRecipe, recipe_for
+from arena.hosting.presets import BotRecipe, interpreter_command, recipe_for
 from arena.hosting.sandbox import Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts
+from arena.hosting.start_check import START_CHECK_SECONDS, check_start
 from arena.hosting.uids import POOL
 from arena.hosting.workspace import BuildDisk, clear_leftover
 from arena.hosting.versions import BotVersion, BuildStatus, VersionStore
@@ -33,14 +34,7 @@ class BuildLimits:
     tmp_bytes: int = 512 << 20  # npm's cache lives here during the build
     disk_bytes: int = 256 << 20  # what the build may leave in the bot's directory
     files: int = 20_000  # files and directories it may leave there
-
-
-def interpreter_command(command: list[str]) -> list[str]:
-    """``python``/``python3`` mean the arena's interpreter (it has the SDK's
-    dependencies); the same rule as for local bots."""
-    if command and command[0] in ("python", "python3"):
-        return [sys.executable, *command[1:]]
-    return list(command)
+    start_check_s: float = START_CHECK_SECONDS  # to say hello in the play sandbox
 
 
 def _plain_suffix(filename: str) -> str:
@@ -125,6 +119,13 @@ async def _build(versions: VersionStore, version: BotVersion, limits: BuildLimit
             finally:
                 lease.release()
         version.run = recipe.run
+        # Built is not ready: it must start where it plays, under the play
+        # sandbox's limits (smaller than the build's), and say hello.
+        check = await check_start(version, app, timeout_s=limits.start_check_s)
+        if not check.said_hello:
+            log_file.write(b"\n$ start check (" + " ".join(recipe.run).encode() + b")\n"
+                           + check.stderr_tail)
+            raise BuildError(check.reason or "the bot did not start")
         version.status = BuildStatus.READY
     except BuildError as exc:
         version.status, version.reason = BuildStatus.FAILED, str(exc)

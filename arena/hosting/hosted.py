@@ -22,7 +22,7 @@ from typing import Protocol
 
 import structlog
 
-from arena.hosting.builder import interpreter_command
+from arena.hosting.presets import interpreter_command
 from arena.hosting.errors import HostingError
 from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap, prune_stderr
 from arena.hosting.run_socket import Listener, RunSocket
@@ -108,12 +108,16 @@ class HostedBots:
         revoked = self.tokens.revoke_bot(bot)
         log.info("hosted_bot_retired", bot=bot, removed=removed, tokens=revoked)
 
-    async def start(self, bot: str) -> HostedRun:
+    async def start(self, bot: str, version_number: int | None = None) -> HostedRun:
+        """Start ``bot``'s active version (``version_number``: only if it is
+        that one, as a validation match needs)."""
         if await asyncio.to_thread(self.versions.is_removed, bot):
             raise HostingError(f"bot {bot!r} was removed; it no longer plays")
         version = await asyncio.to_thread(self.versions.active, bot)
         if version is None or version.status is not BuildStatus.READY:
             raise HostingError(f"bot {bot!r} has no ready version to play")
+        if version_number is not None and version.version != version_number:
+            raise HostingError(f"bot {bot!r} v{version_number} no longer is the version that plays")
         if bot in self.runs and self.runs[bot].alive:
             return self.runs[bot]
         app = self.versions.version_dir(bot, version.version) / "app"

@@ -12,6 +12,10 @@ Every ``interval_s`` the ladder starts a match if fewer than
 3. seats nobody can take are filled with house bots, so a lone hosted bot
    still plays.
 
+A version not yet validated plays its validation match
+(:mod:`.validation`: unrated, against house bots) before any ladder table;
+one such match at a time, counted among the ladder's tables.
+
 Each table plays one game: the anchor's (a hosted version says its game in
 ``arena-bot.toml``; Muushig by default). Ladder matches are ordinary matches
 outside tournaments, so they count on the ladder standings of their game.
@@ -29,6 +33,7 @@ import structlog
 
 from arena.hosting.errors import HostingError
 from arena.hosting.hosted import HostedBots
+from arena.hosting.validation import ValidationResult, pending, play_validation
 from arena.hosting.versions import BotVersion
 
 log = structlog.get_logger("arena.hosting.ladder")
@@ -108,6 +113,8 @@ class Ladder:
         self._recent: list[tuple[float, list[str]]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self.finished: list[str] = []  # match ids, newest last
+        self.validated: list[ValidationResult] = []  # validation matches, newest last
+        self._validating = False
 
     async def read_snapshot(self) -> LadderSnapshot:
         """Store reads on the store's thread, version files on another: never
@@ -127,7 +134,7 @@ class Ladder:
         ratings, removed = snapshot.ratings, snapshot.removed
         found = []
         for version in snapshot.ready:
-            if version.bot in self.playing or version.bot in removed:
+            if version.bot in self.playing or version.bot in removed or not version.validated:
                 continue
             mu, sigma = ratings.get((version.game, version.bot), (25.0, 25.0 / 3))
             last = max((t for t, names in self._recent if version.bot in names), default=0.0)
@@ -156,13 +163,44 @@ class Ladder:
         try:
             while True:
                 if len(self._tasks) < self.settings.max_tables:
-                    self.start_one(await self.read_snapshot())
+                    snapshot = await self.read_snapshot()
+                    if self.validate_one(snapshot) is None:
+                        self.start_one(snapshot)
                 await asyncio.sleep(self.settings.interval_s)
         finally:
             for task in list(self._tasks):
                 task.cancel()
             if self._tasks:
                 await asyncio.wait(self._tasks, timeout=5)
+
+    def validate_one(self, snapshot: LadderSnapshot) -> asyncio.Task[Any] | None:
+        """Start the validation match of a ready version that has not played
+        one (one at a time); None if there is none to play."""
+        if self._validating:
+            return None
+        waiting = [v for v in pending(snapshot.ready)
+                   if v.bot not in self.playing and v.bot not in snapshot.removed]
+        if not waiting:
+            return None
+        version = min(waiting, key=lambda v: v.created_at)
+        self.playing.add(version.bot)
+        self._validating = True
+        task = asyncio.get_running_loop().create_task(self._validate(version))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _validate(self, version: BotVersion) -> None:
+        try:
+            result = await play_validation(self.server, self.hosted, version,
+                                           claim_timeout_s=self.settings.claim_timeout_s,
+                                           house_bot=self.settings.house_bot)
+            self.validated.append(result)
+        except HostingError as exc:  # removed or replaced meanwhile: the next tick sees it
+            log.warning("validation_not_played", bot=version.bot, error=str(exc))
+        finally:
+            self.playing.discard(version.bot)
+            self._validating = False
 
     def start_one(self, snapshot: LadderSnapshot | None = None) -> asyncio.Task[Any] | None:
         entrants = self.entrants(snapshot)

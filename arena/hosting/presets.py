@@ -17,6 +17,7 @@ preset guesses::
 from __future__ import annotations
 
 import shlex
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,14 @@ class BotRecipe:
     build: list[list[str]]
     run: list[str]
     game: str = "muushig"
+
+
+def interpreter_command(command: list[str]) -> list[str]:
+    """``python``/``python3`` mean the arena's interpreter (it has the SDK's
+    dependencies); the same rule as for local bots."""
+    if command and command[0] in ("python", "python3"):
+        return [sys.executable, *command[1:]]
+    return list(command)
 
 
 def _manifest(app: Path) -> dict[str, object]:

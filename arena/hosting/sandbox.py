@@ -28,13 +28,13 @@ from pathlib import Path
 
 import structlog
 
+from arena.hosting.cgroups import SandboxCgroup, default_hosted_cpus
 from arena.hosting.errors import SandboxError
 from arena.hosting.syscalls import filter_fd
 from arena.hosting.uids import POOL, UidLease
 
 log = structlog.get_logger("arena.hosting.sandbox")
 
-_CGROUP_ROOT = Path("/sys/fs/cgroup")
 _ids = itertools.count(1)
 _SETPRIV = "/usr/bin/setpriv"
 
@@ -46,6 +46,8 @@ class SandboxLimits:
     open_files: int = 256
     cpu_seconds: int = 600  # total CPU time; a per-move budget is the arena's deadline
     cpu_share: float = 1.0  # cores, where a cpu cgroup is available
+    # Cores for all hosted bots together (the parent cgroup's cpu.max).
+    hosted_cpus: float = field(default_factory=default_hosted_cpus)
     tmp_bytes: int = 64 << 20
     wall_seconds: float | None = None  # builds: killed after this long
 
@@ -136,67 +138,7 @@ def bwrap_argv(spec: SandboxSpec, uid: int, seccomp_fd: int | None = None) -> li
     return argv
 
 
-class _Cgroups:
-    """Per-sandbox cgroups (v2 unified, or v1 controllers), where allowed."""
-
-    def __init__(self, name: str, limits: SandboxLimits) -> None:
-        self.dirs: list[Path] = []
-        unified = _CGROUP_ROOT / "cgroup.controllers"
-        try:
-            if unified.exists():
-                self._make(_CGROUP_ROOT / "arena" / name, {
-                    "memory.max": str(limits.memory_bytes), "memory.swap.max": "0",
-                    "pids.max": str(limits.processes),
-                    "cpu.max": f"{int(limits.cpu_share * 100000)} 100000"})
-            else:
-                self._make(_CGROUP_ROOT / "memory" / "arena" / name,
-                           {"memory.limit_in_bytes": str(limits.memory_bytes)})
-                self._make(_CGROUP_ROOT / "pids" / "arena" / name,
-                           {"pids.max": str(limits.processes)})
-                self._make(_CGROUP_ROOT / "cpu" / "arena" / name,
-                           {"cpu.cfs_period_us": "100000",
-                            "cpu.cfs_quota_us": str(int(limits.cpu_share * 100000))})
-        except OSError as exc:
-            log.info("cgroups_unavailable", error=str(exc))
-            self.remove()
-            self.dirs = []
-
-    def _make(self, path: Path, settings: dict[str, str]) -> None:
-        path.mkdir(parents=True, exist_ok=True)
-        self.dirs.append(path)
-        for key, value in settings.items():
-            target = path / key
-            if target.exists():
-                target.write_text(value)
-
-    @property
-    def has_memory(self) -> bool:
-        return any("memory" in str(d) or (d / "memory.max").exists() for d in self.dirs)
-
-    def procs_files(self) -> list[str]:
-        return [str(d / "cgroup.procs") for d in self.dirs]
-
-    def kill_all(self) -> None:
-        for directory in self.dirs:
-            try:
-                pids = (directory / "cgroup.procs").read_text().split()
-            except OSError:
-                continue
-            for pid in pids:
-                try:
-                    os.kill(int(pid), signal.SIGKILL)
-                except (ProcessLookupError, ValueError, PermissionError):
-                    pass
-
-    def remove(self) -> None:
-        for directory in reversed(self.dirs):
-            try:
-                directory.rmdir()
-            except OSError:
-                pass
-
-
-def _child_setup(procs_files: list[str], limits: SandboxLimits, limit_address_space: bool) -> None:
+def _child_setup(procs_files: list[str], limits: SandboxLimits, limit_data: bool) -> None:
     """Runs in the child between fork and exec: joins the cgroups and sets the
     rlimits, which the bot inherits (RLIMIT_NPROC counts once setpriv has
     switched to the sandbox's user id)."""
@@ -210,9 +152,13 @@ def _child_setup(procs_files: list[str], limits: SandboxLimits, limit_address_sp
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.tmp_bytes * 4, limits.tmp_bytes * 4))
-    if limit_address_space:
-        space = limits.memory_bytes * 4  # virtual, not resident: runtimes reserve a lot
-        resource.setrlimit(resource.RLIMIT_AS, (space, space))
+    if limit_data:
+        # Not RLIMIT_AS: Go's runtime reserves hundreds of MiB of address space
+        # at start and Java 1 GiB for classes alone, most of it never used; an
+        # address-space limit kills them before their first line. RLIMIT_DATA
+        # (Linux 4.7+) counts private writable memory: what a program can
+        # fill, not what it reserves with PROT_NONE.
+        resource.setrlimit(resource.RLIMIT_DATA, (limits.memory_bytes, limits.memory_bytes))
     os.nice(5)
 
 
@@ -229,7 +175,7 @@ class Sandbox:
         self.name = f"{os.getpid()}-{next(_ids)}"
         self._stderr = stderr
         self.process: asyncio.subprocess.Process | None = None
-        self._cgroups: _Cgroups | None = None
+        self._cgroups: SandboxCgroup | None = None
 
     @property
     def pid(self) -> int | None:
@@ -241,16 +187,17 @@ class Sandbox:
                                "a user id of its own)")
         seccomp_fd = filter_fd()
         argv = bwrap_argv(self.spec, self.uid, seccomp_fd)
-        cgroups = self._cgroups = _Cgroups(self.name, self.spec.limits)
-        procs = cgroups.procs_files()
-        limit_as = not cgroups.has_memory
         limits = self.spec.limits
+        cgroups = self._cgroups = SandboxCgroup(self.name, limits.memory_bytes, limits.processes,
+                                                limits.cpu_share, limits.hosted_cpus)
+        procs = cgroups.procs_files()
+        limit_data = not cgroups.limits_memory
         try:
             self.process = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.DEVNULL,
                 stdout=self._stderr or asyncio.subprocess.DEVNULL,
                 stderr=self._stderr or asyncio.subprocess.DEVNULL,
-                preexec_fn=lambda: _child_setup(procs, limits, limit_as), pass_fds=(seccomp_fd,))
+                preexec_fn=lambda: _child_setup(procs, limits, limit_data), pass_fds=(seccomp_fd,))
         finally:
             os.close(seccomp_fd)
         log.info("sandbox_started", pid=self.process.pid, uid=self.uid, command=self.spec.command[:3])
@@ -280,8 +227,7 @@ class Sandbox:
         if self._cgroups is not None:
             self._cgroups.kill_all()
             for _ in range(20):
-                if not any(Path(p).exists() and Path(p).read_text().strip()
-                           for p in self._cgroups.procs_files()):
+                if self._cgroups.empty():
                     break
                 await asyncio.sleep(0.05)
             self._cgroups.remove()

@@ -12,6 +12,7 @@ from typing import Any
 import structlog
 
 from arena.hosting.builder import recover_unfinished
+from arena.hosting.cgroups import remove_stale
 from arena.hosting.hosted import HostedBots
 from arena.hosting.ladder import Ladder, LadderSettings
 from arena.hosting.versions import VersionStore
@@ -61,6 +62,8 @@ class HostedService:
         self._recovery: asyncio.Task[Any] | None = None
 
     async def start(self) -> None:
+        # Sandboxes of an arena that was SIGKILLed left their cgroups behind.
+        await asyncio.to_thread(remove_stale)
         # Uploads an earlier run left "building" end ready or failed.
         self._recovery = asyncio.get_running_loop().create_task(
             recover_unfinished(self.versions, before=time.time()))

@@ -54,6 +54,13 @@ class BotVersion:
     run: list[str] = field(default_factory=list)
     matches: list[str] = field(default_factory=list)
     game: str = "muushig"  # the game it plays (arena-bot.toml's ``game``)
+    # Its validation match (arena.hosting.validation.ValidationResult's wire
+    # form) once played; None while it waits: the ladder seats it only after.
+    validation: dict[str, object] | None = None
+
+    @property
+    def validated(self) -> bool:
+        return bool(self.validation and self.validation.get("passed"))
 
     def to_wire(self) -> dict[str, object]:
         wire = asdict(self)
@@ -187,7 +194,9 @@ class VersionStore:
         number = self._active_number(bot)
         if number is not None:
             try:
-                return self.get(bot, number)
+                found = self.get(bot, number)
+                if found.status is BuildStatus.READY:
+                    return found
             except HostingError:
                 pass  # its directory was pruned: scan
         ready = [v for v in self.versions(bot) if v.status is BuildStatus.READY]
@@ -222,6 +231,26 @@ class VersionStore:
         path = self.stderr_file(bot, version, match_id)
         path.parent.mkdir(parents=True, exist_ok=True)
         return path
+
+    def record_validation(self, version: BotVersion, result: dict[str, object]) -> BotVersion:
+        """Keep ``version``'s validation result; a failed one makes the version
+        ``failed`` (with the match to replay), and the version that played
+        before plays again."""
+        record = self.get(version.bot, version.version)
+        record.validation = result
+        if not result.get("passed") and record.status is BuildStatus.READY:
+            record.status = BuildStatus.FAILED
+            match = result.get("match_id")
+            record.reason = (f"validation match {match}: {result.get('reason')}" if match
+                             else f"validation: {result.get('reason')}")
+        self.save(record)
+        if record.status is BuildStatus.FAILED and self._active_number(record.bot) == record.version:
+            ready = [v for v in self.versions(record.bot) if v.status is BuildStatus.READY]
+            if ready:
+                self._write_active(record.bot, ready[-1].version)
+            else:
+                (self.bot_dir(record.bot) / "active").unlink(missing_ok=True)
+        return record
 
     def note_match(self, bot: str, version: int, match_id: str) -> None:
         record = self.get(bot, version)

@@ -116,7 +116,22 @@ async def health(request: web.Request) -> web.Response:
         "live_matches": len(hub.live_matches()), "live_viewers": hub.subscriber_count,
         "compiled": bool(arena.pure.compiled_modules()),
         "collector": WATCH.snapshot(),
-        "metrics": request.app[METRICS].snapshot()}, status=200 if store["healthy"] else 503)
+        "metrics": request.app[METRICS].snapshot(),
+        **_hosting_health(request)}, status=200 if store["healthy"] else 503)
+
+
+def _hosting_health(request: web.Request) -> dict[str, Any]:
+    """Whether hosted bots are bounded by cgroups (all of them together on
+    CPU), or by rlimits alone, and why."""
+    from arena.web.hosting_state import HOSTING
+
+    if request.app.get(HOSTING) is None:
+        return {}
+    from arena.hosting.cgroups import current_state
+
+    state = current_state()
+    return {"hosting": {"cgroups": state.kind.value, "hosted_cpus": state.hosted_cpus,
+                        "cgroups_missing": state.reason}}
 
 
 @routes.get("/metrics")

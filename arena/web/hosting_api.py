@@ -55,13 +55,16 @@ def setup(app: web.Application, hosting: Hosting) -> None:
 def public_version(version: BotVersion) -> dict[str, Any]:
     return {"bot": version.bot, "version": version.version, "lang": version.lang,
             "status": version.status.value, "created_at": version.created_at,
-            "built_at": version.built_at, "matches": len(version.matches)}
+            "built_at": version.built_at, "matches": len(version.matches),
+            "validation": ({"passed": version.validation.get("passed"),
+                            "match_id": version.validation.get("match_id")}
+                           if version.validation else None)}
 
 
 def owner_version(version: BotVersion) -> dict[str, Any]:
     return {**public_version(version), "reason": version.reason, "files": version.files,
             "build_seconds": version.build_seconds, "run": version.run,
-            "match_ids": version.matches}
+            "match_ids": version.matches, "validation": version.validation}
 
 
 async def _is_owner(request: web.Request, bot: Any) -> bool:

@@ -28,6 +28,15 @@ def sandbox_available() -> str | None:
     return None
 
 
+# Test bots that do something else once started still pass the start check
+# (a version is ready only after its hello): this says hello and keeps the
+# connection open. Standard library only.
+SAYS_HELLO = (
+    "import json as _j, os as _o, socket as _s\n"
+    "_hello = _s.create_connection((_o.environ['ARENA_HOST'], int(_o.environ['ARENA_PORT'])))\n"
+    "_hello.sendall((_j.dumps({'type': 'hello', 'protocol': 1, 'token': _o.environ['ARENA_TOKEN'],"
+    " 'name': _o.environ['ARENA_NAME']}) + '\\n').encode())\n")
+
 needs_sandbox = pytest.mark.skipif(sandbox_available() is not None,
                                    reason=sandbox_available() or "")
 
@@ -57,6 +66,16 @@ class Arena:
     def __init__(self, server: ArenaServer, versions: VersionStore, hosted: HostedBots,
                  store: SqliteStore) -> None:
         self.server, self.versions, self.hosted, self.store = server, versions, hosted, store
+
+    async def validate(self, *bots: str) -> None:
+        """Play each bot's validation match (the ladder seats it only after)."""
+        from arena.hosting.validation import play_validation
+
+        for bot in bots:
+            version = self.versions.active(bot)
+            assert version is not None, f"{bot} has no ready version"
+            result = await play_validation(self.server, self.hosted, version)
+            assert result.passed, result
 
     async def play(self, bot: str, limits: TimeLimits | None = None) -> Any:
         await self.hosted.start(bot)

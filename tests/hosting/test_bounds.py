@@ -22,10 +22,15 @@ from arena.hosting.versions import BuildStatus, VersionStore
 from arena.server.config import ServerConfig
 from arena.storage.sqlite import SqliteStore
 from arena.web.hosting_api import Hosting
-from tests.hosting.conftest import Arena, needs_sandbox
+from tests.hosting.conftest import SAYS_HELLO, Arena, needs_sandbox
 
 pytestmark = needs_sandbox
 MiB = 1 << 20
+
+
+# What a command bot runs to pass the start check (see conftest.SAYS_HELLO).
+HELLO = SAYS_HELLO + "import time\ntime.sleep(3600)\n"
+RUN_HELLO = "python3 hello.py"
 
 
 def command_bot(build: str | None, run: str, files: dict[str, str] | None = None) -> bytes:
@@ -33,7 +38,7 @@ def command_bot(build: str | None, run: str, files: dict[str, str] | None = None
     manifest = 'lang = "command"\n' + (f"build = {build!r}\n" if build else "") + f"run = {run!r}\n"
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for name, text in {"arena-bot.toml": manifest, **(files or {})}.items():
+        for name, text in {"arena-bot.toml": manifest, "hello.py": HELLO, **(files or {})}.items():
             data = text.encode()
             info = tarfile.TarInfo(name)
             info.size, info.mode = len(data), 0o755
@@ -74,7 +79,7 @@ class LoopWatch:
 
 
 async def test_a_bots_stderr_in_a_match_is_capped(arena: Arena) -> None:
-    spam = "import sys, time\nline = 'x' * 1023 + '\\n'\nfor _ in range(8 * 1024):\n" \
+    spam = SAYS_HELLO + "import sys, time\nline = 'x' * 1023 + '\\n'\nfor _ in range(8 * 1024):\n" \
            "    sys.stderr.write(line)\nsys.stderr.flush()\ntime.sleep(3600)\n"
     assert (await submit_and_build(arena.versions, "noisy", spam.encode(), "bot.py")).status \
         is BuildStatus.READY
@@ -92,7 +97,7 @@ async def test_a_bots_stderr_in_a_match_is_capped(arena: Arena) -> None:
 
 
 async def test_a_build_log_is_capped(arena: Arena) -> None:
-    data = command_bot("head -c 8388608 /dev/zero | tr '\\0' x; echo done", "true")
+    data = command_bot("head -c 8388608 /dev/zero | tr '\\0' x; echo done", RUN_HELLO)
     version = await submit_and_build(arena.versions, "chatty", data, "bot.tar.gz")
     assert version.status is BuildStatus.READY
     log = arena.versions.version_dir("chatty", 1) / "build.log"
@@ -131,12 +136,12 @@ async def test_a_build_cannot_make_unbounded_files(arena: Arena) -> None:
 
 async def test_what_a_build_leaves_is_plain_files_owned_by_the_arena(arena: Arena) -> None:
     data = command_bot("chmod 777 .; ln -s /etc/passwd leak; ln -s run.sh ok; mkfifo pipe; "
-                       "chmod 777 run.sh", "./run.sh", {"run.sh": "#!/bin/sh\nsleep 1\n"})
+                       "chmod 777 run.sh", "./run.sh", {"run.sh": "#!/bin/sh\nexec python3 hello.py\n"})
     version = await submit_and_build(arena.versions, "messy", data, "b.tgz")
     assert version.status is BuildStatus.READY, arena.versions.build_log("messy", 1)
     app = arena.versions.version_dir("messy", 1) / "app"
     names = sorted(p.name for p in app.iterdir())
-    assert names == ["arena-bot.toml", "ok", "run.sh"]
+    assert names == ["arena-bot.toml", "hello.py", "ok", "run.sh"]
     assert (app / "ok").is_symlink() and (app / "ok").resolve() == (app / "run.sh").resolve()
     assert all(p.lstat().st_uid == 0 for p in [app, *app.iterdir()])
     assert (app.stat().st_mode & 0o777) == 0o755 and ((app / "run.sh").stat().st_mode & 0o777) == 0o755
@@ -144,7 +149,7 @@ async def test_what_a_build_leaves_is_plain_files_owned_by_the_arena(arena: Aren
 
 async def test_a_build_walks_no_files_on_the_event_loop(arena: Arena) -> None:
     files = {f"d/f{i}.txt": "x" for i in range(300)}
-    data = command_bot("touch built", "true", files)
+    data = command_bot("touch built", RUN_HELLO, files)
     version = submit(arena.versions, "walker", data, "bot.tar.gz")
     with LoopWatch(arena.versions.root) as watch:
         version = await build(arena.versions, version)

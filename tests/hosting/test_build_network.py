@@ -12,7 +12,7 @@ import pytest
 
 from arena.hosting.builder import submit_and_build
 from arena.hosting.versions import BuildStatus
-from tests.hosting.conftest import Arena, needs_sandbox
+from tests.hosting.conftest import SAYS_HELLO, Arena, needs_sandbox
 
 pytestmark = needs_sandbox
 
@@ -67,8 +67,9 @@ async def test_a_build_command_cannot_reach_the_hosts_loopback(arena: Arena) -> 
     async with Listener() as listener:
         script = (f"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {listener.port}), 2)"
                   "\n    print('reached')\nexcept OSError as e:\n    print('refused', e)\n")
-        manifest = 'lang = "command"\nbuild = "python3 probe.py"\nrun = "true"\n'
-        data = tar_of({"arena-bot.toml": manifest, "probe.py": script})
+        manifest = 'lang = "command"\nbuild = "python3 probe.py"\nrun = "python3 hello.py"\n'
+        data = tar_of({"arena-bot.toml": manifest, "probe.py": script,
+                       "hello.py": SAYS_HELLO + "import time\ntime.sleep(60)\n"})
         version = await submit_and_build(arena.versions, "cmd-evil", data, "bot.tar.gz")
     assert listener.reached == 0
     assert version.status is BuildStatus.READY

@@ -13,9 +13,9 @@ import pytest
 
 from arena.hosting.builder import build, recover_unfinished, submit
 from arena.hosting.versions import BuildStatus, VersionStore
-from tests.hosting.conftest import needs_sandbox
+from tests.hosting.conftest import SAYS_HELLO, needs_sandbox
 
-BOT = b"import time\ntime.sleep(1)\n"
+BOT = (SAYS_HELLO + "import time\ntime.sleep(1)\n").encode()
 
 
 def zip_of(entries: list[tuple[str, bytes | None]]) -> bytes:

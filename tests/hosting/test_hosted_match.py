@@ -125,6 +125,7 @@ async def test_the_ladder_keeps_hosted_bots_playing(arena: Arena) -> None:
     for name in ("alpha", "beta"):
         data = (SAMPLES / "python_random" / "bot.py").read_bytes()
         assert (await submit_and_build(arena.versions, name, data, "bot.py")).status is BuildStatus.READY
+    await arena.validate("alpha", "beta")
     ladder = Ladder(arena.server, arena.hosted,
                     settings=LadderSettings(interval_s=0.05, max_tables=1, claim_timeout_s=15))
     task = ladder.start_one()
@@ -147,6 +148,7 @@ async def test_a_hosted_bot_of_the_second_game_plays_its_own_ladder_table(arena:
     assert version.status is BuildStatus.READY and version.game == "thirteen"
     data = (SAMPLES / "python_random" / "bot.py").read_bytes()
     assert (await submit_and_build(arena.versions, "tricks", data, "bot.py")).game == "muushig"
+    await arena.validate("arranger", "tricks")
     ladder = Ladder(arena.server, arena.hosted,
                     settings=LadderSettings(interval_s=0.05, max_tables=2, claim_timeout_s=15,
                                             placement_matches=0))
@@ -188,6 +190,7 @@ async def test_a_remote_bot_that_opted_in_joins_the_hosted_ladder(arena: Arena) 
                 break
             await asyncio.sleep(0.05)
         assert arena.server.ladder_bots() == [("remote-fan", "muushig")]
+        await arena.validate("hosted-one")
         ladder = Ladder(arena.server, arena.hosted,
                         settings=LadderSettings(interval_s=0.05, max_tables=1, claim_timeout_s=15))
         task = ladder.start_one()

@@ -20,11 +20,11 @@ from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
 from arena.storage.sqlite import SqliteStore
 from arena.web.hosting_api import Hosting
-from tests.hosting.conftest import needs_sandbox
+from tests.hosting.conftest import SAYS_HELLO, needs_sandbox
 from tests.server.rawbot import RawBot
 
 pytestmark = needs_sandbox
-SLEEPER = b"import time\ntime.sleep(3600)\n"
+SLEEPER = (SAYS_HELLO + "import time\ntime.sleep(3600)\n").encode()
 
 
 class Site:
@@ -58,6 +58,9 @@ async def site(tmp_path: Path) -> AsyncIterator[Site]:
     for bot in ("evil", "other"):
         version = await submit_and_build(hosting.versions, bot, SLEEPER, "bot.py")
         assert version.status is BuildStatus.READY
+        # Removal, not validation, is what these tests are about: as if both
+        # had passed their validation match, so the ladder may seat them.
+        hosting.versions.record_validation(version, {"passed": True, "match_id": None})
     try:
         yield Site(server, service, f"http://127.0.0.1:{http_port_of(server)}", issued)
     finally:

@@ -8,11 +8,11 @@ from pathlib import Path
 from arena.hosting.builder import submit_and_build
 from arena.hosting.run_socket import MAX_CONNECTIONS
 from arena.hosting.versions import BuildStatus
-from tests.hosting.conftest import Arena, needs_sandbox
+from tests.hosting.conftest import SAYS_HELLO, Arena, needs_sandbox
 
 pytestmark = needs_sandbox
 ROOT = Path(__file__).resolve().parents[2]
-HOG = b"""
+HOG = SAYS_HELLO.encode() + b"""
 import socket, sys, time
 held = []
 for _ in range(80):  # more than the arena allows from one address
