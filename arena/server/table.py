@@ -31,6 +31,7 @@ from arena.server.session import (
     MatchSession,
     ServerEvent,
     SessionState,
+    SessionStep,
 )
 from arena.storage.base import MatchRecord, MatchStatus, StorageError
 from protocol.errors import ErrorCode
@@ -95,6 +96,7 @@ class Table:
         self._timer_at = 0.0  # when self._timer fires
         self._house_scheduled = False
         self._pumping = False
+        self._pump_again = False
         self._pause = TablePause()
         self.finished = asyncio.Event()
         self.result: dict[str, Any] | None = None
@@ -289,46 +291,48 @@ class Table:
             raise exc
 
     def _pump(self) -> None:
-        """Move the session's output: bytes to connections, records to the
-        writer, public events to the hub; arm the timer and house moves."""
+        """Execute the session's step: bytes to connections, records to the
+        writer, public events to the hub; mark seats put on autopilot for
+        timeouts, arm the timer and house moves."""
         if self._pumping:
-            return  # a send dropped a connection: the running pump sends on
-        session = self.session
-        sends = session.outgoing
-        if sends:
-            self._pumping = True
-            seats = self.seats
-            try:
-                i = 0
-                while i < len(sends):  # what a dropped connection adds comes last
-                    code = sends[i]  # seat * 2, + 1 when it ends with a request
-                    conn = seats[code >> 1].conn
-                    if conn is not None and not conn.closed:
-                        conn.send_bytes(sends[i + 1], (code & 1) == 1)
-                    i += 2
-            finally:
-                sends.clear()
-                self._pumping = False
-        records = session.records
+            self._pump_again = True  # a send dropped a connection: its step comes next
+            return
+        self._pumping = True
+        try:
+            while True:
+                self._pump_again = False
+                self._execute(self.session.step())
+                if not self._pump_again:
+                    break
+        finally:
+            self._pumping = False
+
+    def _execute(self, step: SessionStep) -> None:
+        seats = self.seats
+        for write in step.writes:
+            conn = seats[write.seat].conn
+            if conn is not None and not conn.closed:
+                conn.send_bytes(write.data, write.holds_request)
+        records = step.records
         if records:
-            # One clock read per step, not per record; the writer copies them.
+            # One clock read per step, not per record.
             self.writer.append_encoded_nowait(self.match_id, self._seq, time.time(), records)
             self._seq += len(records)
-            records.clear()
-        public = session.public
-        if public:
-            if self.hub is not None:
-                self.hub.match_events(self.match_id, public)
-            public.clear()
-        if session.house_due and not self._house_scheduled:
+        if step.public and self.hub is not None:
+            self.hub.match_events(self.match_id, step.public)
+        for seat_index, reason in step.autopilot:
+            conn = seats[seat_index].conn
+            if reason is AutopilotReason.TIMEOUTS and conn is not None:
+                # Its connection is not seated again until it shows it is alive.
+                conn.awaiting_life = True
+        if step.house_due and not self._house_scheduled:
             # On the loop's next turn: other tables and connections run
             # between house moves.
             self._house_scheduled = True
             self._loop.call_soon(self._house_turn)  # type: ignore[union-attr]
-        at = session.next_deadline()
-        if at is not None:
-            self._arm_timer(at)
-        if session.over:
+        if step.next_deadline is not None:
+            self._arm_timer(step.next_deadline)
+        if step.over:
             done = self._done
             if done is not None and not done.done():
                 done.set_result(None)
@@ -364,18 +368,11 @@ class Table:
             return
         # The loop runs a timer up to its clock resolution early: it is due.
         when = timer.when() - self._pause.paused_s
-        before = [seat.autopilot for seat in self.seats]
         try:
             self.session.deadline(max(self._now(), when))
             self._pump()
         except Exception as exc:
             self._failed(exc)
-        for seat, was in zip(self.seats, before):
-            # Put on autopilot for timeouts just now: its connection is not
-            # seated again until it shows it is alive.
-            if (seat.autopilot is AutopilotReason.TIMEOUTS and was is not seat.autopilot
-                    and seat.conn is not None):
-                seat.conn.awaiting_life = True
 
     def _stop_timer(self) -> None:
         if self._timer is not None:

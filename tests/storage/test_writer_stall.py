@@ -21,8 +21,8 @@ from arena.storage.writer import StoreWriter
 from tests.server.test_session_table import FakeConn
 
 SPEC = get_game("muushig")
-DECISION_MS = 400
-BOUND = 40
+DECISION_MS = 1000
+BOUND = 128
 
 
 def house() -> Any:
@@ -66,7 +66,7 @@ async def test_a_stalled_store_pauses_its_tables_without_charging_the_bots(db_lo
         return real_append(blocks)
 
     store.append_blocks = stalled  # type: ignore[method-assign]
-    writer = StoreWriter(store, batch_events=8, max_backlog=BOUND, flush_delay=0.01)
+    writer = StoreWriter(store, batch_events=32, max_backlog=BOUND, flush_delay=0.01)
     watch = Watch(writer)
     loop = asyncio.get_running_loop()
     try:
@@ -79,7 +79,7 @@ async def test_a_stalled_store_pauses_its_tables_without_charging_the_bots(db_lo
                 await asyncio.sleep(0.01)
             # The store stays stuck for several decision times of the loop's clock.
             stalled_at = loop.time()
-            while loop.time() - stalled_at < 4 * DECISION_MS / 1000:
+            while loop.time() - stalled_at < 2.5 * DECISION_MS / 1000:
                 await asyncio.sleep(0.05)
         assert stuck.is_set()
         assert not any(r.done() for r in runs)
