@@ -36,6 +36,7 @@ HOT_MODULES = [
     "arena/server/inbound.py",
     "arena/server/seats.py",
     "arena/server/session_output.py",
+    "arena/server/pause.py",
     "arena/server/session.py",
     "arena/server/table.py",
 ]

@@ -45,9 +45,7 @@ def _never(phase: str, options: object, state: dict) -> object:
 
 def take_output(session: MatchSession) -> None:
     """What the table takes from the session after each step (here: dropped)."""
-    session.outgoing.clear()
-    session.records.clear()
-    session.public.clear()
+    session.step()
 
 
 def session_match(seed: int) -> tuple[int, int]:

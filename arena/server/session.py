@@ -4,12 +4,11 @@
 server: the driver (:class:`arena.server.table.Table`) feeds it what
 happened -- ``answer``, ``deadline``, ``disconnect``, ``reconnect``, each
 with the time ``now`` (seconds, any monotonic clock) -- and drains what it
-must do: bytes for each seat (``outgoing``, or :meth:`data_to_send` as
-``(seat, bytes, ends_with_request)``), records for storage (``records``),
-public events for spectators (``public``), when to call ``deadline`` next
-(:meth:`MatchSession.next_deadline`), whether house moves are due
-(``house_due``, then :meth:`play_house`), and the outcome
-(:attr:`MatchSession.state`). Everything about the game comes from
+must do as one typed :class:`SessionStep` (:meth:`MatchSession.step`):
+one write per seat, records for storage, public events for spectators,
+autopilot changes, when to call ``deadline`` next, whether house moves are
+due (then :meth:`play_house`), and whether the match is over (the outcome
+is :attr:`MatchSession.state`). Tests drain it as the table does. Everything about the game comes from
 the engine's seat-addressed API (``arena.games.base``), so several seats
 may owe a decision at once, each with its own request id, deadline and bank.
 
@@ -46,9 +45,10 @@ from arena.server.seats import AutopilotReason, PendingRequest, Seat, SeatKind
 from arena.server.session_output import (
     FLUSH_AT_EVENTS,
     FLUSH_KINDS,
-    Outgoing,
+    SeatWrite,
     ServerEvent,
     SessionOutput,
+    SessionStep,
 )
 from arena.records import encode_record
 from protocol.codec import Encoding
@@ -96,8 +96,8 @@ _TRANSITIONS: dict[SessionState, frozenset[SessionState]] = {
 }
 
 
-__all__ = ["FLUSH_AT_EVENTS", "FLUSH_KINDS", "TimeLimits", "MatchSession", "Outgoing",
-           "ServerEvent", "SessionState"]
+__all__ = ["FLUSH_AT_EVENTS", "FLUSH_KINDS", "TimeLimits", "MatchSession", "SeatWrite",
+           "ServerEvent", "SessionState", "SessionStep"]
 
 
 class MatchSession(SessionOutput):
@@ -141,6 +141,15 @@ class MatchSession(SessionOutput):
         self.state = state
         # The driver has nothing more to feed in (a plain attribute: read every step).
         self.over = state in (SessionState.ENDED, SessionState.FINISHED, SessionState.ABORTED)
+
+    def step(self) -> SessionStep:
+        """What the inputs since the last call ask of the driver (see
+        :class:`SessionStep`); the session starts the next step empty."""
+        out = self._take_step()
+        out.next_deadline = self.next_deadline()
+        out.house_due = self.house_due
+        out.over = self.over
+        return out
 
     def next_deadline(self) -> float | None:
         """When ``deadline`` has something to do next, or None."""
@@ -236,10 +245,12 @@ class MatchSession(SessionOutput):
         if self.state is SessionState.CREATED:
             if seat.autopilot is None:
                 seat.autopilot = AutopilotReason.DISCONNECTED  # announced at start
+                self._out.autopilot.append((seat_index, seat.autopilot))
             return
         if self._no_bot_left():
             if seat.autopilot is None:
                 seat.autopilot = AutopilotReason.DISCONNECTED
+                self._out.autopilot.append((seat_index, seat.autopilot))
                 self._emit([ServerEvent("autopilot", seat=seat_index, reason=seat.autopilot.value)])
             if self.state is SessionState.RUNNING:
                 self._wait(now)
@@ -258,6 +269,8 @@ class MatchSession(SessionOutput):
         self._buffers[seat_index].clear()
         was = seat.autopilot
         seat.autopilot = None
+        if was is not None:
+            self._out.autopilot.append((seat_index, None))
         seat.consecutive_timeouts = 0
         self.log.info("seat_reattached", seat=seat_index, bot=seat.name)
         if self.state is SessionState.CREATED:
@@ -347,7 +360,7 @@ class MatchSession(SessionOutput):
         if source == "default" or source == "autopilot":
             # The engine's own records carry every action; this one says
             # who chose it when it was not the seat's bot or house bot.
-            self.records.append(encode_record({"kind": "action", "seat": seat_index,
+            self._out.records.append(encode_record({"kind": "action", "seat": seat_index,
                                                 "phase": phase, "action": action,
                                                 "source": source}))
         if self.metrics is not None:
@@ -392,6 +405,7 @@ class MatchSession(SessionOutput):
     def _start_autopilot(self, seat_index: int, reason: AutopilotReason, now: float) -> None:
         seat = self.seats[seat_index]
         seat.autopilot = reason
+        self._out.autopilot.append((seat_index, reason))
         self.log.info("autopilot", seat=seat_index, bot=seat.name, reason=reason.value)
         self._emit([ServerEvent("autopilot", seat=seat_index, reason=reason.value)])
         self._settle_unattended(now)

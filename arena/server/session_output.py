@@ -4,18 +4,21 @@ The output half of :class:`arena.server.session.MatchSession`: every event
 goes to each seat in the form it may see (buffered until the seat's next
 request, a hand's end, a timeout or autopilot), to storage as its full
 record and to spectators in its public form. A public payload is encoded
-once per encoding for all seats, each record once as JSON.
+once per encoding for all seats, each record once as JSON. What one input
+produced is handed over as one :class:`SessionStep`, with at most one
+write per seat.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from typing import Any, Final, Iterable
 
 from arena.games.base import GameEngine, GameEvent
 from arena.metrics import Metrics
 from arena.records import encode_record
-from arena.server.seats import Seat
+from arena.server.seats import AutopilotReason, Seat
 from arena.server.envelope import Envelope
 from protocol.codec import Encoding
 from protocol.deals import commitment
@@ -30,7 +33,35 @@ from protocol.messages import Limits as WireLimits
 FLUSH_AT_EVENTS: Final = 32
 FLUSH_KINDS: Final = frozenset({"hand_end", "round_end", "timeout", "autopilot"})
 
-Outgoing = tuple[int, bytes, bool]  # (seat, bytes, whether they end with a request)
+
+
+@dataclass(eq=False)
+class SeatWrite:
+    """The bytes one step sends one seat: a single write on its connection."""
+
+    seat: int
+    data: bytes
+    holds_request: bool = False  # the connection credits its bot's budget for the answer
+
+
+@dataclass(eq=False)
+class SessionStep:
+    """What one input to the session asks of its driver, to be done in this
+    order: send each write, store the records (seq order), show the public
+    events (each with its record text when the public form is the record,
+    for the live hub to reuse), note the autopilot changes (seat, reason;
+    None: the bot is back), then run house moves on a later turn when
+    ``house_due``, call ``deadline`` at ``next_deadline`` and stop feeding
+    the session once ``over``."""
+
+    writes: list[SeatWrite] = field(default_factory=list)
+    records: list[str] = field(default_factory=list)
+    public: list[tuple[dict[str, Any], str | None]] = field(default_factory=list)
+    autopilot: list[tuple[int, AutopilotReason | None]] = field(default_factory=list)
+    next_deadline: float | None = None
+    house_due: bool = False
+    over: bool = False
+
 
 # Salts come from the OS's random source like ``protocol.deals.new_salt``
 # (16 bytes, 32 hex digits), read 256 at a time: one ``getrandom`` call per
@@ -85,15 +116,9 @@ class SessionOutput:
     def __init__(self, match_id: str, encodings: list[Encoding | None]) -> None:
         self._encodings = list(encodings)
         self._buffers: list[list[bytes]] = [[] for _ in encodings]
-        # What to send, store and show, in order. The driver takes it from
-        # these lists and clears them: one list each for the whole match,
-        # not a new one per step, so the garbage collector has fewer
-        # containers to walk. ``outgoing`` is flat, ``code, bytes, code,
-        # bytes...`` with ``code = seat * 2 + 1`` when the bytes end with a
-        # request (no tuple per write); ``data_to_send`` decodes it.
-        self.outgoing: list[Any] = []
-        self.records: list[str] = []
-        self.public: list[tuple[dict[str, Any], str | None]] = []
+        # The step being built, and each seat's write in it (None: none yet).
+        self._out = SessionStep()
+        self._write_of: list[SeatWrite | None] = [None] * len(encodings)
         self._salts: dict[tuple[Any, ...], str] = {}
         self._envelope = Envelope({"type": "event", "match": match_id}, "event")
         # The seats _emit writes to, kept until ``_encodings`` changes (a seat
@@ -112,25 +137,25 @@ class SessionOutput:
         return [seat.name for seat in self.seats]
 
     # -- outputs --------------------------------------------------------------
-    def data_to_send(self) -> list[Outgoing]:
-        """Bytes to write, in order: ``(seat, data, ends_with_request)``."""
-        flat = self.outgoing
-        sends = [(flat[i] >> 1, flat[i + 1], bool(flat[i] & 1)) for i in range(0, len(flat), 2)]
-        flat.clear()
-        return sends
+    def _take_step(self) -> SessionStep:
+        """The output built so far, handed over; the next step starts empty."""
+        out = self._out
+        write_of = self._write_of
+        for write in out.writes:
+            write_of[write.seat] = None
+        self._out = SessionStep()
+        return out
 
-    def records_to_store(self) -> list[str]:
-        """Records (JSON text) for the match's log, in seq order."""
-        records = list(self.records)
-        self.records.clear()
-        return records
-
-    def public_to_show(self) -> list[tuple[dict[str, Any], str | None]]:
-        """Public events for spectators, each with its record text when the
-        public form is the record (the live hub reuses it)."""
-        public = list(self.public)
-        self.public.clear()
-        return public
+    def _write(self, seat_index: int, data: bytes, request: bool) -> None:
+        """Add bytes to the seat's one write of this step (order kept)."""
+        write = self._write_of[seat_index]
+        if write is None:
+            write = self._write_of[seat_index] = SeatWrite(seat_index, data, request)
+            self._out.writes.append(write)
+        else:
+            write.data += data
+            if request:
+                write.holds_request = True
 
     # -- sending ------------------------------------------------------------------
     def _emit(self, events: Iterable[GameEvent]) -> None:
@@ -138,8 +163,9 @@ class SessionOutput:
         spectators the public form. Each distinct payload is encoded once
         per encoding for all seats, and each record once as JSON (storage
         and the live hub share that text when the public form is the record)."""
-        records = self.records
-        public_log = self.public
+        out = self._out
+        records = out.records
+        public_log = out.public
         encodings = self._encodings
         if encodings != self._targets_of:
             self._targets_of = list(encodings)
@@ -182,11 +208,9 @@ class SessionOutput:
             self._flush_all()
 
     def _flush_all(self) -> None:
-        sends = self.outgoing
         for index, chunks in enumerate(self._buffers):
             if chunks:
-                sends.append(index * 2)
-                sends.append(b"".join(chunks) if len(chunks) > 1 else chunks[0])
+                self._write(index, b"".join(chunks) if len(chunks) > 1 else chunks[0], False)
                 chunks.clear()
 
     def _send_request(self, seat_index: int, wire: dict[str, Any]) -> None:
@@ -197,20 +221,9 @@ class SessionOutput:
         chunks.append(self._envelope.encode(wire, encoding))
         data = b"".join(chunks) if len(chunks) > 1 else chunks[0]
         chunks.clear()
-        outgoing = self.outgoing
-        # Bytes for this seat already wait in this step (a hand's end was
-        # flushed to every seat): the request joins them, one write instead
-        # of two. Only its latest entry may take it (order per seat).
-        for i in range(len(outgoing) - 2, -1, -2):
-            code = outgoing[i]
-            if code >> 1 == seat_index:
-                if not code & 1:
-                    outgoing[i] = code | 1
-                    outgoing[i + 1] += data
-                    return
-                break
-        outgoing.append(seat_index * 2 + 1)
-        outgoing.append(data)
+        # Bytes for this seat may already wait in this step (a hand's end
+        # was flushed to every seat): the request joins them, one write.
+        self._write(seat_index, data, True)
 
     def _send_match_start(self, seat_index: int) -> None:
         encoding = self._encodings[seat_index]
@@ -220,8 +233,7 @@ class SessionOutput:
         limits = WireLimits(own.decision_ms, own.bank_ms)
         message = MatchStart(self.match_id, self.game, seat_index, tuple(self.players),
                              self.engine.rules, limits).to_wire()
-        self.outgoing.append(seat_index * 2)
-        self.outgoing.append(self._envelope.encode(message, encoding))
+        self._write(seat_index, self._envelope.encode(message, encoding), False)
 
     def _error(self, seat_index: int, code: ErrorCode, message: str, request_id: int) -> None:
         if self.metrics is not None:
@@ -229,8 +241,7 @@ class SessionOutput:
         encoding = self._encodings[seat_index]
         if encoding is not None and not self._silenced:  # sent at once, before events still buffered
             wire = Error(code, message, request_id, self.match_id).to_wire()
-            self.outgoing.append(seat_index * 2)
-            self.outgoing.append(self._envelope.encode(wire, encoding))
+            self._write(seat_index, self._envelope.encode(wire, encoding), False)
 
     def _commit(self, deal_event: GameEvent) -> ServerEvent:
         deal = deal_event.deal  # type: ignore[attr-defined]
@@ -251,8 +262,7 @@ class SessionOutput:
                 data = encoded.get(encoding)
                 if data is None:
                     data = encoded[encoding] = self._envelope.encode(message, encoding)
-                self.outgoing.append(index * 2)
-                self.outgoing.append(data)
+                self._write(index, data, False)
 
     def _reveal(self) -> list[dict[str, Any]]:
         return [{**d.label, "salt": self._salts[_key(d.label)], "deck": list(d.deck)}

@@ -5,7 +5,10 @@ what each seat sees) live in the sans-IO session (``arena.server.session``);
 the table only moves things between it and the world: bot answers and
 drops in, bytes out to the connections, records to the store writer,
 public events to the live hub, one loop timer at the session's next
-deadline, and house moves on the loop's next turn.
+deadline, and house moves on the loop's next turn. While the store
+writer's backlog is at its bound the table holds its inputs with its clock
+stopped (``arena.server.pause``): a stalled disk pauses the match instead
+of filling memory, and costs no bot any of its time.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import structlog
 
 from arena.games.base import GameAction, GameEngine, GameSpec
+from arena.server.pause import HeldInput, HeldKind, TablePause
 from arena.server.retry import LogThrottle
 from arena.server.seats import AutopilotReason, Seat, SeatKind
 from arena.server.session import (
@@ -27,6 +31,7 @@ from arena.server.session import (
     MatchSession,
     ServerEvent,
     SessionState,
+    SessionStep,
 )
 from arena.storage.base import MatchRecord, MatchStatus, StorageError
 from protocol.errors import ErrorCode
@@ -95,6 +100,8 @@ class Table:
         self._timer_at = 0.0  # when self._timer fires
         self._house_scheduled = False
         self._pumping = False
+        self._pump_again = False
+        self._pause = TablePause()
         self.finished = asyncio.Event()
         self.result: dict[str, Any] | None = None
         self.aborted: str | None = None
@@ -107,6 +114,11 @@ class Table:
     @property
     def players(self) -> list[str]:
         return [seat.name for seat in self.seats]
+
+    @property
+    def paused(self) -> bool:
+        """Waiting for the store writer to have room (the clock stands still)."""
+        return self._pause.since is not None
 
     async def run(self) -> dict[str, Any] | None:
         """Play the match to its end; return the result (protocol §6), or
@@ -133,7 +145,7 @@ class Table:
         try:
             self._done = loop.create_future()
             try:
-                self._step(self.session.start)
+                self._feed(HeldInput(HeldKind.START))
                 await self._done
             finally:
                 self._stop_timer()
@@ -162,6 +174,13 @@ class Table:
                             f"this connection holds no seat in match {match!r}", request_id,
                             match=match)
             return
+        if self._pause.since is not None or self.writer.full:
+            if not self._hold(HeldInput(HeldKind.ANSWER, seat.index, request_id, action)):
+                conn.send_error(ErrorCode.RATE_LIMITED,
+                                "the match is paused while the store catches up and holds "
+                                "enough answers of this seat; answer ignored", request_id,
+                                match=match)
+            return
         # _step by hand: this runs once per decision.
         try:
             self.session.answer(seat.index, request_id, action, self._now())
@@ -174,7 +193,7 @@ class Table:
         if seat is None or self.finished.is_set():
             return
         seat.conn = None
-        self._step(self.session.disconnect, seat.index)
+        self._feed(HeldInput(HeldKind.DISCONNECT, seat.index))
 
     def reattach(self, conn: "BotConnection") -> bool:
         """Give a reconnecting bot its seat back (same token), whether the
@@ -195,18 +214,74 @@ class Table:
                         self._on_seat_released(old)
                 seat.conn = conn
                 conn.seated = self
-                self._step(self.session.reconnect, seat.index, conn.encoding)  # type: ignore[arg-type]
+                self._feed(HeldInput(HeldKind.RECONNECT, seat.index, encoding=conn.encoding))
                 return True
         return False
 
     # -- driving the session ---------------------------------------------------
-    def _now(self) -> float:
+    def _loop_time(self) -> float:
         loop = self._loop
         if loop is None:
             loop = self._loop = asyncio.get_running_loop()
         return loop.time()
 
-    def _step(self, fn: Callable[..., None], *args: Any) -> None:
+    def _now(self) -> float:
+        """The session's clock: the loop's, stopped while the table is paused."""
+        pause = self._pause
+        since = pause.since
+        return (self._loop_time() if since is None else since) - pause.paused_s
+
+    # -- pausing for the store writer --------------------------------------------
+    def _feed(self, held: HeldInput) -> None:
+        """Apply an input now, or hold it while the writer is full."""
+        if self._pause.since is not None or self.writer.full:
+            self._hold(held)
+        else:
+            self._apply(held)
+
+    def _apply(self, held: HeldInput) -> None:
+        session, kind = self.session, held.kind
+        if kind is HeldKind.ANSWER:
+            self._step(session.answer, held.seat, held.request_id, held.action)
+        elif kind is HeldKind.DISCONNECT:
+            self._step(session.disconnect, held.seat)
+        elif kind is HeldKind.RECONNECT:
+            self._step(session.reconnect, held.seat, held.encoding)
+        else:
+            self._step(session.start)
+
+    def _hold(self, held: HeldInput | None) -> bool:
+        """Pause (if not yet) and keep ``held`` for the end of the pause;
+        False when it was not kept (an answer over its seat's bound)."""
+        pause = self._pause
+        if pause.since is None:
+            pause.begin(self._loop_time())
+            self._stop_timer()  # the clock stands still: nothing falls due
+            self.writer.when_room(self._resume)
+            self.log.info("match_paused", reason="store backlog full",
+                          backlog=self.writer.backlog)
+        return held is None or pause.hold(held)
+
+    def _resume(self) -> None:
+        """The writer has room: the clock runs on from the paused instant
+        and the held inputs are applied in order, as far as room lasts."""
+        pause = self._pause
+        if pause.since is None:
+            return
+        if self.writer.full:  # another table took the room first
+            self.writer.when_room(self._resume)
+            return
+        pause.end(self._loop_time())
+        if self.session.over or self.finished.is_set():
+            return
+        while (held := pause.next_held()) is not None:
+            self._apply(held)
+            if self.writer.full and len(pause):
+                self._hold(None)
+                return
+        self._pump()  # the timer and house moves, if no held input re-armed them
+
+    def _step(self, fn: Callable[..., object], *args: Any) -> None:
         """Feed the session one input, then move its output; an error ends
         the match (``run`` sees it)."""
         try:
@@ -223,38 +298,41 @@ class Table:
             raise exc
 
     def _pump(self) -> None:
-        """Move the session's output: bytes to connections, records to the
-        writer, public events to the hub; arm the timer and house moves."""
+        """Execute the session's step: bytes to connections, records to the
+        writer, public events to the hub; mark seats put on autopilot for
+        timeouts, arm the timer and house moves."""
         if self._pumping:
-            return  # a send dropped a connection: the running pump sends on
-        session = self.session
-        sends = session.outgoing
-        if sends:
-            self._pumping = True
-            seats = self.seats
-            try:
-                i = 0
-                while i < len(sends):  # what a dropped connection adds comes last
-                    code = sends[i]  # seat * 2, + 1 when it ends with a request
-                    conn = seats[code >> 1].conn
-                    if conn is not None and not conn.closed:
-                        conn.send_bytes(sends[i + 1], (code & 1) == 1)
-                    i += 2
-            finally:
-                sends.clear()
-                self._pumping = False
-        records = session.records
+            self._pump_again = True  # a send dropped a connection: its step comes next
+            return
+        self._pumping = True
+        try:
+            while True:
+                self._pump_again = False
+                self._execute(self.session.step())
+                if not self._pump_again:
+                    break
+        finally:
+            self._pumping = False
+
+    def _execute(self, step: SessionStep) -> None:
+        seats = self.seats
+        for write in step.writes:
+            conn = seats[write.seat].conn
+            if conn is not None and not conn.closed:
+                conn.send_bytes(write.data, write.holds_request)
+        records = step.records
         if records:
-            # One clock read per step, not per record; the writer copies them.
+            # One clock read per step, not per record.
             self.writer.append_encoded_nowait(self.match_id, self._seq, time.time(), records)
             self._seq += len(records)
-            records.clear()
-        public = session.public
-        if public:
-            if self.hub is not None:
-                self.hub.match_events(self.match_id, public)
-            public.clear()
-        if session.house_due and not self._house_scheduled:
+        if step.public and self.hub is not None:
+            self.hub.match_events(self.match_id, step.public)
+        for seat_index, reason in step.autopilot:
+            conn = seats[seat_index].conn
+            if reason is AutopilotReason.TIMEOUTS and conn is not None:
+                # Its connection is not seated again until it shows it is alive.
+                conn.awaiting_life = True
+        if step.house_due and not self._house_scheduled:
             # On the loop's next turn: other tables and connections run
             # between house moves.
             self._house_scheduled = True
@@ -262,16 +340,18 @@ class Table:
                 self._loop.call_later(self.house_pace_s, self._house_turn)  # type: ignore[union-attr]
             else:
                 self._loop.call_soon(self._house_turn)  # type: ignore[union-attr]
-        at = session.next_deadline()
-        if at is not None:
-            self._arm_timer(at)
-        if session.over:
+        if step.next_deadline is not None:
+            self._arm_timer(step.next_deadline)
+        if step.over:
             done = self._done
             if done is not None and not done.done():
                 done.set_result(None)
 
     def _house_turn(self) -> None:
         self._house_scheduled = False
+        if self._pause.since is not None or self.writer.full:
+            self._hold(None)  # the session keeps the moves due; the resume schedules them
+            return
         self._step(self.session.play_house)
 
     # One deadline timer per table, reused: requests follow each other much
@@ -284,27 +364,25 @@ class Table:
             if self._timer_at <= at:
                 return  # fires first; _on_timer moves it on
             timer.cancel()
-        self._timer = self._loop.call_at(at, self._on_timer)  # type: ignore[union-attr]
+        # ``at`` is the session's time; the loop's runs ahead by the pauses.
+        self._timer = self._loop.call_at(at + self._pause.paused_s,  # type: ignore[union-attr]
+                                         self._on_timer)
         self._timer_at = at
 
     def _on_timer(self) -> None:
         timer, self._timer = self._timer, None
         if timer is None:
             return
+        if self._pause.since is not None or self.writer.full:
+            self._hold(None)  # nothing falls due while paused; the resume re-arms
+            return
         # The loop runs a timer up to its clock resolution early: it is due.
-        when = timer.when()
-        before = [seat.autopilot for seat in self.seats]
+        when = timer.when() - self._pause.paused_s
         try:
             self.session.deadline(max(self._now(), when))
             self._pump()
         except Exception as exc:
             self._failed(exc)
-        for seat, was in zip(self.seats, before):
-            # Put on autopilot for timeouts just now: its connection is not
-            # seated again until it shows it is alive.
-            if (seat.autopilot is AutopilotReason.TIMEOUTS and was is not seat.autopilot
-                    and seat.conn is not None):
-                seat.conn.awaiting_life = True
 
     def _stop_timer(self) -> None:
         if self._timer is not None:

@@ -7,15 +7,20 @@ One dedicated thread executes every store call, strictly in submission order.
   ``batch_events`` are pending or ``flush_delay`` seconds after the first one
   -- so the store writes one row per running match and batch, and a second
   of a busy server is a few hundred rows in one transaction, not one row
-  per event. It awaits only for back-pressure, when more than
-  ``max_backlog`` events are buffered or in flight (the disk has fallen
-  behind).
+  per event. It awaits only for back-pressure, when ``max_backlog`` events
+  or more are buffered or in flight (the disk has fallen behind).
 * ``append_encoded_nowait`` is the tables' cheaper form: events already
   encoded with :func:`arena.records.encode_record` (on the loop, once: the live hub keeps
   the same text), consecutive seqs and one timestamp. A step costs a few
   list appends (:class:`arena.storage.blocks.PendingBlock`), no object per
   event; the thread joins each match's texts once per batch and then runs
   SQLite, which lets go of the GIL, instead of competing with the loop for it.
+  It does not wait, so the bound is kept by its callers: a table reads
+  ``full`` before every step and, while it is true, holds its inputs with
+  its clock stopped until the callback it gave :meth:`StoreWriter.when_room`
+  runs (:mod:`arena.server.pause`). The backlog then passes ``max_backlog``
+  by at most one step's records, however long the disk stalls
+  (``peak_backlog`` keeps the largest seen).
 * ``finish_match`` and ``abort_match`` hand over that match's buffered events
   only, and the thread commits them before the result: a match's log is
   always complete before its result, while the other matches' events wait
@@ -131,6 +136,11 @@ class StoreWriter:
         self._backlog = 0  # pending + handed to the thread, not yet committed
         self._room = asyncio.Condition()
         self._waiting = 0  # append_events calls waiting for room
+        # The backlog is at max_backlog: tables hold their steps until room
+        # returns (a plain attribute, read before every step).
+        self.full = False
+        self.peak_backlog = 0
+        self._room_callbacks: list[Callable[[], None]] = []
         self._timer: asyncio.TimerHandle | None = None
         # (writer thread only) the first refused batch of each match, so its
         # finish is refused; forgotten when the match is created or aborted.
@@ -169,6 +179,8 @@ class StoreWriter:
     def _on_done(self, job: _Job, value: Any, exc: BaseException | None) -> None:
         if job.n_events:
             self._backlog -= job.n_events
+            if self.full and self._backlog < self.max_backlog:
+                self._room_again()
             if self._waiting:
                 asyncio.ensure_future(self._notify_room())
         # A batch reports its health in _note_batch, and a refused log says
@@ -182,6 +194,27 @@ class StoreWriter:
                 job.future.set_result(value)
         elif job.future is None and exc is not None:
             log.error("storage.batch_failed", error=str(exc))
+
+    @property
+    def backlog(self) -> int:
+        """Events buffered or handed to the thread, not committed yet."""
+        return self._backlog
+
+    def when_room(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` on the loop once the backlog is below
+        ``max_backlog`` (on the loop's next turn if it is already)."""
+        self._room_callbacks.append(callback)
+        if not self.full:
+            self._room_again()
+
+    def _room_again(self) -> None:
+        self.full = False
+        callbacks, self._room_callbacks = self._room_callbacks, []
+        assert self._loop is not None or not callbacks
+        for callback in callbacks:
+            # Each on its own turn, oldest first: a table that fills the
+            # backlog again leaves the others paused, not starved mid-call.
+            self._loop.call_soon(callback)  # type: ignore[union-attr]
 
     async def _notify_room(self) -> None:
         async with self._room:
@@ -225,7 +258,11 @@ class StoreWriter:
 
     def _added(self, n: int) -> None:
         self._n_pending += n
-        self._backlog += n
+        backlog = self._backlog = self._backlog + n
+        if backlog > self.peak_backlog:
+            self.peak_backlog = backlog
+        if backlog >= self.max_backlog:
+            self.full = True
         if self._n_pending >= self.batch_events:
             self._hand_over()
         elif self._timer is None:

@@ -43,9 +43,7 @@ def play(game: str, rules: dict[str, Any] | None, seed: int, *, silent_seat: boo
     now = 0.0
 
     def drain() -> None:
-        session.data_to_send()
-        kept.extend(session.records_to_store())
-        session.public_to_show()
+        kept.extend(session.step().records)
 
     session.start(now)
     drain()

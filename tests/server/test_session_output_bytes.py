@@ -33,14 +33,14 @@ class PlainSession(MatchSession):
         flush = False
         for event in events:
             if event.kind == "deal":
-                self.records.append(encode_record(event.for_record()))
+                self._out.records.append(encode_record(event.for_record()))
                 event = self._commit(event)
             record = event.for_record()
             text = encode_record(record)
-            self.records.append(text)
+            self._out.records.append(text)
             public = event.for_public()
             if public is not None:
-                self.public.append((public, text if public is record else None))
+                self._out.public.append((public, text if public is record else None))
             for index, encoding in enumerate(self._encodings):
                 payload = event.for_seat(index)
                 if encoding is None or payload is None:
@@ -73,9 +73,10 @@ def _play(cls: type[MatchSession], monkeypatch, seed: int) -> tuple[list, list, 
     public: list = []
 
     def drain() -> None:
-        sends.extend(session.data_to_send())
-        records.extend(session.records_to_store())
-        public.extend(session.public_to_show())
+        step = session.step()
+        sends.extend((w.seat, w.data, w.holds_request) for w in step.writes)
+        records.extend(step.records)
+        public.extend(step.public)
 
     now = 0.0
     session.start(now)

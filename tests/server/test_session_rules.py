@@ -45,14 +45,19 @@ class Harness:
         self.decoders = [Decoder.for_client(JSONL) for _ in range(n)]
         self.inbox: list[list[dict[str, Any]]] = [[] for _ in range(n)]
         self.records: list[dict[str, Any]] = []
+        self.public: list[dict[str, Any]] = []
+        self.steps: list[Any] = []  # every step the session handed over
 
     def drain(self) -> None:
-        for seat, data, _ in self.session.data_to_send():
-            decoder = self.decoders[seat]
-            decoder.receive_data(data)
+        step = self.session.step()  # as the table takes it
+        self.steps.append(step)
+        for write in step.writes:
+            decoder = self.decoders[write.seat]
+            decoder.receive_data(write.data)
             while (message := decoder.next_message()) is not None:
-                self.inbox[seat].append(message)
-        self.records += [json.loads(text) for text in self.session.records_to_store()]
+                self.inbox[write.seat].append(message)
+        self.records += [json.loads(text) for text in step.records]
+        self.public += [public for public, _ in step.public]
 
     def houses(self, now: float) -> None:
         """Play house moves until a remote seat is asked (or the end)."""

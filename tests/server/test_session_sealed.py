@@ -91,7 +91,8 @@ def test_a_sealed_showdown_shows_a_seat_its_own_rows_and_no_other():
             assert mine["scores"] == record["scores"] and mine["totals"] == record["totals"]
         assert match_end(h, seat)["reveal"] == []
     # Spectators: the scores, no cards.
-    public = [e for e, _ in h.session.public_to_show() if e.get("kind") == "showdown"]
+    h.drain()
+    public = [e for e in h.public if e.get("kind") == "showdown"]
     assert public and all(e["arrangements"] == [None] * n and e["pairs"] is None for e in public)
 
 

@@ -36,7 +36,7 @@ def _play(encoding: Encoding, seed: int):
     session.start(now)
     steps = 0
     while not session.over:
-        sends = session.data_to_send()
+        sends = [(w.seat, w.data, w.holds_request) for w in session.step().writes]
         decoded = []
         for seat, data, ends_with_request in sends:
             decoders[seat].receive_data(data)

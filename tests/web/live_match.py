@@ -34,9 +34,9 @@ def play(game: str, rules: dict[str, Any] | None, seed: int, check_every: int = 
     now = 0.0
 
     def drain() -> None:
-        session.data_to_send()
-        stored.extend((len(stored), now, json.loads(t)) for t in session.records_to_store())
-        shown.extend(public for public, _ in session.public_to_show())
+        step = session.step()
+        stored.extend((len(stored), now, json.loads(t)) for t in step.records)
+        shown.extend(public for public, _ in step.public)
 
     session.start(now)
     drain()
