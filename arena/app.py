@@ -31,16 +31,20 @@ from arena.people import PeopleSettings, PeopleTables
 from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
 from arena.storage.base import Store
+from arena.tournament.challenge import ChallengeLimits
 from arena.web.guard import GUARD, ConnectionGuard, GuardedSite, WebConnectionLimits
+
+DEFAULT_CHALLENGES = ChallengeLimits()
 
 
 class WebService:
     """The HTTP app on ``config.http_port`` (0: a free port), beside the bots'."""
 
     def __init__(self, hosting: Any = None, bot_port: int | None = None,
-                 people: Any = None) -> None:
+                 people: Any = None, challenges: Any = None) -> None:
         self.hosting = hosting
         self.people = people  # PeopleTables: the play pages' tables
+        self.challenges = challenges  # ChallengeLimits when the arena plays challenges
         self.bot_port = bot_port  # the public bot port, when not the server's own
         self.limits = WebConnectionLimits()
         self.guard: ConnectionGuard | None = None
@@ -57,7 +61,8 @@ class WebService:
                        server_info={"server": cfg.server_name, "game": server.spec.name,
                                     "bot_port": self.bot_port or server.port,
                                     "open": cfg.open},
-                       hosting=self.hosting, people=self.people)
+                       hosting=self.hosting, people=self.people, challenges=self.challenges,
+                       connected=server.ladder_bots)
         # Counted and timed connections (arena.web.guard): a crowd on the
         # web port never takes the descriptors the bot port needs.
         self.guard = guard = ConnectionGuard(self.limits)
@@ -114,7 +119,8 @@ class Arena:
     def __init__(self, config: ServerConfig, store: Store, *, hosting: Any = None,
                  hosted: bool = False, hosted_ladder: Any = None,
                  hub: LiveHub | None = None, metrics: Metrics | None = None,
-                 bot_port: int | None = None, people: PeopleSettings | None = None) -> None:
+                 bot_port: int | None = None, people: PeopleSettings | None = None,
+                 challenges: Any = DEFAULT_CHALLENGES) -> None:
         self.config = config
         self.store = store
         self.hosting = hosting
@@ -122,11 +128,17 @@ class Arena:
         people = people or PeopleSettings(decision_ms=config.person_decision_ms,
                                           bank_ms=config.person_bank_ms)
         self.people = PeopleTables(people) if config.http_port is not None else None
-        self.web = (WebService(hosting, bot_port, self.people)
+        self.web = (WebService(hosting, bot_port, self.people, challenges)
                     if config.http_port is not None else None)
         services: list[Any] = [self.people, self.web] if self.web is not None else []
         if config.run_tournaments:
             services.append(DirectorService())
+        self.challenges: Any = None  # plays challenges asked for over HTTP
+        if challenges is not None:
+            from arena.tournament.challenge_play import ChallengeService
+
+            self.challenges = ChallengeService(challenges)
+            services.append(self.challenges)
         self.server = ArenaServer(config, store, hub=hub, metrics=metrics, services=services)
         self._hosted = hosting is not None and (hosted or hosted_ladder is not None)
         self._hosted_ladder = hosted_ladder
@@ -152,6 +164,10 @@ class Arena:
             except BaseException:
                 await self.server.stop()
                 raise
+            if self.challenges is not None:  # hosted bots may be challenged too
+                self.challenges.hosted = self.hosted_service.hosted
+                if self.hosted_service.ladder is not None:
+                    self.challenges.ladder_playing = self.hosted_service.ladder.playing
 
     async def stop(self) -> None:
         if self.hosted_service is not None:

@@ -109,6 +109,9 @@ def _parser() -> argparse.ArgumentParser:
     tour.set_defaults(func=_cmd_tournament)
 
     add_bots_parser(sub)
+    from arena.cli_challenge import add_challenge_parser
+
+    add_challenge_parser(sub)  # arena challenge OPPONENT... | --show ID
 
     from arena.storage.transfer import add_db_arguments
 

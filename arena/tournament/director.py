@@ -19,6 +19,7 @@ import asyncio
 import structlog
 
 from arena.storage.base import StorageError, TournamentRecord, TournamentStatus
+from arena.tournament.challenge import is_challenge
 from arena.tournament.config import ConfigError, config_from_wire
 from arena.tournament.command import new_runner
 from arena.tournament.errors import TournamentError
@@ -57,6 +58,8 @@ class TournamentDirector:
     def _directs(self, record: TournamentRecord) -> bool:
         """Whether this tournament was created over HTTP, for the director."""
         config = record.config
+        if is_challenge(record):  # played by the challenge service, not as a tournament
+            return False
         local = any(isinstance(e, dict) and e.get("command") is not None
                     for e in config.get("entrants") or [])
         if "source" not in config and not local:

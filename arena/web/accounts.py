@@ -39,6 +39,7 @@ from arena.storage.base import (
     TournamentStatus,
 )
 from arena.storage.deal_keys import DealKeyring
+from arena.tournament.challenge import CHALLENGE_PREFIX, is_challenge_id
 from arena.tournament.config import ConfigError, parse_config
 from arena.tournament.runner import deals_wire
 from arena.web.errors import (
@@ -320,6 +321,9 @@ async def create_tournament(request: web.Request) -> web.Response:
                             f"({', '.join(local)}); use remote = true (registered bots)")
     tid = request.query.get("id")
     tid = check_name(tid, "tournament id") if tid is not None else _new_id(config.name)
+    if is_challenge_id(tid):
+        raise ApiError(400, f"tournament ids starting with {CHALLENGE_PREFIX!r} are the "
+                            "challenges'; choose another id")
     # The deal key is drawn and kept now, where every node of the store
     # deals from it, and its commitment published with the record: before
     # any node plays a match of it (an existing id keeps its key: 409 below).

@@ -147,7 +147,8 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
              registration: RegistrationMode | str = RegistrationMode.ADMIN,
              limits: WebLimits | None = None, writer: StoreWriter | None = None,
              server_info: dict[str, Any] | None = None,
-             hosting: Any = None, people: Any = None) -> web.Application:
+             hosting: Any = None, people: Any = None, challenges: Any = None,
+             connected: Any = None) -> web.Application:
     limits = limits or WebLimits()
     app = web.Application(middlewares=[error_middleware, guard_middleware, _pages_off_loop],
                           client_max_size=MAX_BODY,
@@ -188,6 +189,10 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
 
         play.setup(app, people)
         app.router.add_routes(play_pages.routes)
+    if challenges is not None:  # a ChallengeLimits: bots' owners may ask for challenges
+        from arena.web import challenges as challenge_api
+
+        challenge_api.setup(app, challenges, connected)
     app.router.add_routes(data_api.routes)  # before api's /api/matches/{id}
     app.router.add_routes(api.routes)
     app.router.add_routes(pages.routes)

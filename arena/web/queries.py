@@ -41,7 +41,7 @@ from arena.web.limits import ReadPool
 from arena.live import LADDER, LiveHub, public_abort_reason
 from arena.web.live_events import LiveEvents
 from arena.web.bot_figures import bot_line, fault_fields, fault_totals, latency_summary
-from arena.web.scopes import ALL, GameTable, ScopeCache, ScopeTable
+from arena.web.scopes import ALL, GameTable, ScopeCache, ScopeTable, is_challenge_id
 
 __all__ = ["ALL", "Queries", "bot_wire", "match_wire", "public_config"]  # ALL: for the pages
 
@@ -280,9 +280,9 @@ class Queries:
     def list_tournaments(self, limit: int, offset: int,
                          game: str | None = None) -> tuple[list[Wire], int]:
         records = sorted(self.store.list_tournaments(), key=lambda t: t.created_at,
-                         reverse=True)
-        if game is not None:
-            records = [t for t in records if t.game == game]
+                         reverse=True)  # challenges have their own list: /api/challenges
+        records = [t for t in records if (game is None or t.game == game)
+                   and not is_challenge_id(t.id)]
         return [self.tournament_wire(t) for t in records[offset:offset + limit]], len(records)
 
     def get_tournament(self, tournament_id: str, *, internal: bool = False) -> Wire:

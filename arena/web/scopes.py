@@ -36,6 +36,7 @@ from openskill.models import PlackettLuce
 
 from arena.storage.base import MatchRecord, MatchStatus, Store
 from arena.games import UnknownGameError
+from arena.tournament.challenge import is_challenge_id
 from arena.tournament.ranking import RankingSpecError, ranking_for
 from arena.tournament.standings import (
     _rate,
@@ -133,6 +134,14 @@ def rating_histories(matches: list[MatchRecord], *, ratings: dict[str, Any] | No
     return out, ratings
 
 
+def counts_in(scope: str, match: MatchRecord) -> bool:
+    """Whether ``match`` counts in the ``ladder`` or ``all`` standings:
+    challenge matches are unrated and count in neither (only in their own)."""
+    if scope == LADDER:
+        return match.tournament_id is None
+    return not is_challenge_id(match.tournament_id)
+
+
 def new_finished(store: Store, tournament_id: str | None, known: set[str], wanted: int,
                  max_rows: int = 4 * PAGE) -> list[MatchRecord] | None:
     """The ``wanted`` finished matches not in ``known``: newest started
@@ -228,13 +237,13 @@ def compute_table(store: Store, scope: str, clock: Callable[[], float], version:
                              key - previous.key)
     if added is not None and previous is not None:
         added.sort(key=lambda m: (m.finished_at or 0.0, m.id))
-        if scope == LADDER:
-            added = [m for m in added if m.tournament_id is None]
+        if scope in (LADDER, ALL):
+            added = [m for m in added if counts_in(scope, m)]
         matches = previous.matches + added
     else:
         matches = finished_matches(store, tournament_id)
-        if scope == LADDER:
-            matches = [m for m in matches if m.tournament_id is None]
+        if scope in (LADDER, ALL):
+            matches = [m for m in matches if counts_in(scope, m)]
     games: dict[str, GameTable] = {}
     for game in games_of(matches):
         try:
