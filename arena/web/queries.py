@@ -42,6 +42,7 @@ from arena.live import LADDER, LiveHub, public_abort_reason
 from arena.web.live_events import LiveEvents
 from arena.web.bot_figures import bot_line, fault_fields, fault_totals, latency_summary
 from arena.web.scopes import ALL, GameTable, ScopeCache, ScopeTable
+from arena.web.tournament_state import tournament_state
 
 __all__ = ["ALL", "Queries", "bot_wire", "match_wire", "public_config"]  # ALL: for the pages
 
@@ -274,6 +275,7 @@ class Queries:
                 "progress": progress(self.store.get_schedule(t.id))}
         if config:
             wire["config"] = t.config if internal else public_config(t.config)
+            wire.update(tournament_state(self.store, t))
         return wire
 
     def list_tournaments(self, limit: int, offset: int,
