@@ -75,7 +75,7 @@ def match_wire(m: MatchRecord, *, internal: bool = False) -> Wire:
         "id": m.id, "game": m.game, "players": list(m.players), "status": m.status.value,
         "tournament_id": m.tournament_id, "started_at": m.started_at,
         "finished_at": m.finished_at, "rules": m.rules, "limits": m.limits,
-        "result": m.result,
+        "result": m.result, "node": m.node,  # node: the one that played it (None: unnamed)
         "abort_reason": m.abort_reason if internal else public_abort_reason(m.abort_reason),
         "faults": None if m.faults is None else [asdict(f) for f in m.faults],
     }
