@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 import socket
 from collections.abc import Callable
 from typing import Any
@@ -34,8 +35,9 @@ from arena.server.server import ArenaServer
 from arena.server.workers.dispatch import Dispatcher
 from arena.server.workers.live import ParentTransport
 from arena.server.workers.metrics import CombinedMetrics
-from arena.server.workers.pool import WorkerPool
+from arena.server.workers.pool import WorkerPool, unnamed_serve_base
 from arena.storage.base import MatchStatus, Store, StorageError, TournamentStatus
+from arena.storage.node_lock import dead_nodes
 
 log = structlog.get_logger("arena.app_workers")
 
@@ -120,6 +122,18 @@ class ParentBots:
 ArenaFactory = Callable[[ServerConfig, BridgedHub, CombinedMetrics, int], Any]
 
 
+_UNNAMED_WORKER = re.compile(r"arena-(\d+-)?w\d+")
+
+
+def dead_unnamed_workers(store: Store) -> list[str]:
+    """Nodes of unnamed servers' workers (``arena-PID-wN``, or an older
+    arena's ``arena-wN``) that left matches ``running`` and whose process is
+    gone (their name's lock is free): a live server's workers are left alone."""
+    names = {m.node for m in store.list_matches(status=MatchStatus.RUNNING, limit=100_000)
+             if m.node and _UNNAMED_WORKER.fullmatch(m.node)}
+    return dead_nodes(store, names) if names else []
+
+
 def former_worker_nodes(store: Store, base: str, count: int) -> set[str]:
     """Nodes of workers past ``count`` (a run with more workers before) that
     left matches ``running``: no worker of theirs starts to abort them."""
@@ -160,7 +174,8 @@ class WorkersArena:
         worker_config = dataclasses.replace(config, host="127.0.0.1", port=0, http_port=None,
                                             run_tournaments=False, admin_token=None,
                                             listen=False)
-        self.pool = WorkerPool(workers, worker_config, node_base=store.node,
+        self.pool = WorkerPool(workers, worker_config,
+                               node_base=store.node or unnamed_serve_base(),
                                metrics=self.metrics, live=self.live,
                                on_gone=self.bridge.node_gone, log_level=log_level)
         self.parent_bots = ParentBots(
@@ -189,11 +204,14 @@ class WorkersArena:
         await self.arena.server.adopt_connection(sock, data)
 
     async def start(self) -> None:
-        await self.arena.start()  # without a node name this aborts every running match
+        await self.arena.start()  # the parent aborts only its own (node-less) matches
+        writer = self.arena.server.writer
         if self.store.node is not None:
-            writer = self.arena.server.writer
             for node in await writer.call(former_worker_nodes, self.store, self.store.node,
                                           len(self.pool.workers)):
+                await writer.call(self.store.abort_unfinished, "server restarted", node=node)
+        else:  # an unnamed server's dead workers (named after a parent that is gone)
+            for node in await writer.call(dead_unnamed_workers, self.store):
                 await writer.call(self.store.abort_unfinished, "server restarted", node=node)
         await self.bridge.start()
         await self.parent_bots.start()

@@ -100,8 +100,9 @@ def _parser() -> argparse.ArgumentParser:
     tour = add_command(sub, "tournament", help="run or resume a tournament",
                        description="Play a tournament file's schedule; run the same command again "
                                    "to resume it.")
-    tour.add_argument("config", help="a tournament TOML file, or 'resume'")
-    tour.add_argument("resume_id", nargs="?", help="with 'resume': the tournament id")
+    tour.add_argument("config", help="a tournament TOML file, 'resume' or 'cancel'")
+    tour.add_argument("resume_id", nargs="?",
+                      help="with 'resume' or 'cancel': the tournament id")
     server_options(tour)
     from arena.tournament.command import add_tournament_options
 
@@ -169,6 +170,10 @@ def _make_arena(config: Any, store: Any, hub: Any = None) -> Any:
 def _cmd_tournament(args: argparse.Namespace) -> int:
     from arena.tournament.command import run_tournament_command
 
+    if args.config == "cancel":
+        from arena.tournament.cancel import cancel_command
+
+        return cancel_command(args)
     config = server_config(args, matchmaking=False)
     log_file = tournament_log_file(args, terminal=sys.stdout.isatty())
     if log_file is None:

@@ -139,10 +139,13 @@ class Metrics:
             "matches_aborted_total": self.matches_aborted_total,
         }
 
-    def render_prometheus(self) -> str:
-        """The Prometheus text exposition format (version 0.0.4)."""
+    def render_prometheus(self, node: str | None = None) -> str:
+        """The Prometheus text exposition format (version 0.0.4). ``node``:
+        this process's node name, as an info metric (empty for an unnamed node)."""
         p = self.prefix
-        lines: list[str] = []
+        lines: list[str] = [f"# HELP {p}_node_info The node that serves these metrics.",
+                            f"# TYPE {p}_node_info gauge",
+                            f'{p}_node_info{{node="{_label(node or "")}"}} 1']
         for name, (kind, text) in _HELP.items():
             lines += [f"# HELP {p}_{name} {text}", f"# TYPE {p}_{name} {kind}",
                       f"{p}_{name} {getattr(self, name)}"]

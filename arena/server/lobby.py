@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import time
-from typing import TYPE_CHECKING, Callable, Union
+from typing import TYPE_CHECKING, Callable, Iterable, Union
 
 import structlog
 
@@ -63,11 +63,27 @@ class Lobby:
         self._since: dict[int, float] = {}
         self._changed = asyncio.Condition()
         self._house_timer: asyncio.TimerHandle | None = None
-        self.reserved: set[str] = set()
+        self.reserved: set[str] = set()  # names held by at least one tournament
+        self._reservations: collections.Counter[str] = collections.Counter()
         self._claims: collections.Counter[str] = collections.Counter()  # bot -> waiting claims
         self._retry = retry or Backoff()
         self._retry_timer: asyncio.TimerHandle | None = None
         self._failure_log = LogThrottle(every_s=60.0)
+
+    def reserve(self, names: Iterable[str]) -> None:
+        """Seat these bots only when a match asks for them by name. Counted:
+        two tournaments may hold one name, and the first to end must not
+        free it under the other."""
+        for name in set(names):
+            self._reservations[name] += 1
+            self.reserved.add(name)
+
+    def release(self, names: Iterable[str]) -> None:
+        for name in set(names):
+            self._reservations[name] -= 1
+            if self._reservations[name] <= 0:
+                del self._reservations[name]
+                self.reserved.discard(name)
 
     def seats(self, game: str) -> int:
         return self._seats if isinstance(self._seats, int) else self._seats(game)

@@ -457,13 +457,17 @@ class ArenaServer:
 
     # -- for tournaments (arena.tournament.host.MatchHost) ------------------------
     def reserve_names(self, names: Iterable[str]) -> None:
-        self.lobby.reserved.update(names)
+        self.lobby.reserve(names)
 
     def release_names(self, names: Iterable[str]) -> None:
-        self.lobby.reserved.difference_update(names)
+        self.lobby.release(names)
 
     def idle_bots(self) -> list[str]:
         return self.lobby.idle_bots()
+
+    def connected_bots(self) -> set[str]:
+        """Names of the bots connected here: in the lobby or at a table."""
+        return {c.bot for c in self._connections if c.bot is not None and not c.closed}
 
     def send_to_bots(self, names: set[str], message: dict[str, Any]) -> int:
         """``message`` (outside any match) to every open connection of these bots."""

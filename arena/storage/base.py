@@ -298,6 +298,30 @@ class Store(abc.ABC):
     def set_tournament_status(self, tournament_id: str, status: TournamentStatus) -> None: ...
 
     @abc.abstractmethod
+    def mark_running(self, tournament_id: str) -> bool:
+        """Mark a tournament running unless it was cancelled (then False)."""
+
+    @abc.abstractmethod
+    def cancel_tournament(self, tournament_id: str) -> bool:
+        """Cancel a pending or running tournament (False: it was already);
+        a finished one raises TournamentOverError."""
+
+    @abc.abstractmethod
+    def reopen_tournament(self, tournament_id: str) -> bool:
+        """Make a cancelled tournament pending again (an explicit resume)."""
+
+    @abc.abstractmethod
+    def note_presence(self, node: str, bots: list[str]) -> None:
+        """The bots connected to ``node`` now (arena.storage.presence)."""
+
+    @abc.abstractmethod
+    def drop_presence(self, node: str) -> None: ...
+
+    @abc.abstractmethod
+    def present_bots(self, fresh_s: float = ...) -> dict[str, list[str]]:
+        """bot -> the nodes it is connected to, from fresh presence rows."""
+
+    @abc.abstractmethod
     def publish_deals(self, tournament_id: str, deals: dict[str, Any]) -> "TournamentRecord":
         """Set a tournament's public ``config.deals`` (scheme, commitment) if
         it has none; return the stored record."""

@@ -40,6 +40,11 @@ LADDER_TABLE = "ladder"  # the table name ladder matches' decks are derived unde
 LADDER_FILE = "ladder.jsonl"
 
 
+# A ladder match's key in the deal_keys table sits under this prefix and its
+# match id (tournament ids are names, which never contain a colon).
+LADDER_SCOPE = "match:"
+
+
 class KeyringError(StorageError):
     """A stored key is missing or does not match its commitment."""
 
@@ -167,17 +172,46 @@ class DealKeyring:
     def record_ladder_key(self, match_id: str, key: bytes) -> None:
         """Called once the match is over: its key may be read from then on."""
         line = json.dumps({"match": match_id, "key": key.hex()}) + "\n"
+        if self.table is not None:  # every node of the database finds it, and a restart
+            self.table.keep_deal_key(f"{LADDER_SCOPE}{match_id}", key.hex(),
+                                     key_commitment(key))
+            return
         if self.directory is None:
-            self._memory[f"match:{match_id}"] = key
+            self._memory[f"{LADDER_SCOPE}{match_id}"] = key
             return
         private_dir(self.directory)
         fd = os.open(self.directory / LADDER_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         with os.fdopen(fd, "a") as f:
             f.write(line)
 
-    def ladder_key(self, match_id: str) -> bytes | None:
+    def ladder_entries(self) -> list[tuple[str, bytes]]:
+        """(match id, key) of every ladder key kept here (for ``arena db copy``)."""
+        if self.table is not None:
+            return [(scope.removeprefix(LADDER_SCOPE), key)
+                    for scope in self.table.kept_deal_key_ids()
+                    if scope.startswith(LADDER_SCOPE)
+                    and (key := self.load(scope)) is not None]
         if self.directory is None:
-            return self._memory.get(f"match:{match_id}")
+            return [(scope.removeprefix(LADDER_SCOPE), key)
+                    for scope, key in self._memory.items() if scope.startswith(LADDER_SCOPE)]
+        try:
+            lines = (self.directory / LADDER_FILE).read_text().splitlines()
+        except FileNotFoundError:
+            return []
+        found = []
+        for line in lines:
+            try:
+                entry = json.loads(line)
+                found.append((str(entry["match"]), parse_deal_key(entry["key"])))
+            except (ValueError, KeyError, TypeError, DealKeyError):
+                continue  # a torn last line after a crash
+        return found
+
+    def ladder_key(self, match_id: str) -> bytes | None:
+        if self.table is not None:
+            return self.load(f"{LADDER_SCOPE}{match_id}")
+        if self.directory is None:
+            return self._memory.get(f"{LADDER_SCOPE}{match_id}")
         try:
             lines = (self.directory / LADDER_FILE).read_text().splitlines()
         except FileNotFoundError:

@@ -7,9 +7,10 @@ key kept for a tournament wins (``INSERT ... ON CONFLICT DO NOTHING``, then
 read back), so nodes creating the same tournament at the same moment still
 end with one key and one commitment.
 
-Only the dealing path (:class:`arena.storage.deal_keys.DealKeyring`) and
-``arena verify`` (once the tournament is finished) read this table; the
-web, exports and the public records never do. The table is not granted to
+Only the dealing path (:class:`arena.storage.deal_keys.DealKeyring`),
+``arena verify`` and the tournament API (both once the tournament is
+finished, never before) read this table; exports and the public records
+never do. The table is not granted to
 any reader role (see docs/reliability.md, "Deal keys").
 """
 

@@ -182,3 +182,14 @@ def claim_node(store: Any, reason: str = "server restarted") -> list[str]:
         raise
     store._node_locks = locks
     return aborted
+
+
+def dead_nodes(store: Any, names: set[str]) -> list[str]:
+    """Of these node names, those no running process holds (their process
+    died): taking each name's lock proves it, and the lock is dropped again
+    at once, so a process starting under that name a moment later gets it."""
+    locks = locks_for(store)
+    try:
+        return sorted(name for name in names if locks.alone(name))
+    finally:
+        locks.close()

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from arena.storage.base import NotFoundError, ScheduledMatch, StorageError
 from arena.storage.connections import Database
@@ -55,16 +55,37 @@ class SlotQueue:
     db: Database
 
     def claim_slot(self, tournament_id: str, node: str, lease_s: float, *,
-                   now: float | None = None) -> SlotLease | None:
+                   now: float | None = None,
+                   playable: Callable[[list[str]], bool] | None = None) -> SlotLease | None:
         """Claim the lowest open slot for ``node``; None when every slot is
-        finished or leased. A claim counts as an attempt of the slot."""
+        finished or leased. A claim counts as an attempt of the slot.
+
+        ``playable(players)`` (if given) says whether this node can play a
+        slot (its remote bots are connected here): slots it cannot play are
+        skipped without a claim, so a slot waiting for bots on another node
+        neither hides the later ones nor counts attempts."""
         _check_lease(lease_s)
         clock, args = self._clock(now)
+        is_open = (f"match_id IS NULL AND (lease_until IS NULL OR lease_until < {clock})")
         with self.db.tx() as db:
-            row = db.execute(
-                "SELECT * FROM schedule WHERE tournament_id = ? AND match_id IS NULL"
-                f" AND (lease_until IS NULL OR lease_until < {clock}) ORDER BY slot LIMIT 1"
-                + self.db.dialect.skip_locked, (tournament_id, *args)).fetchone()
+            if playable is None:
+                row = db.execute(
+                    f"SELECT * FROM schedule WHERE tournament_id = ? AND {is_open}"
+                    " ORDER BY slot LIMIT 1" + self.db.dialect.skip_locked,
+                    (tournament_id, *args)).fetchone()
+            else:
+                row = None
+                for candidate in db.execute(
+                        f"SELECT slot, players FROM schedule WHERE tournament_id = ? AND "
+                        f"{is_open} ORDER BY slot", (tournament_id, *args)).fetchall():
+                    if not playable(json.loads(candidate["players"])):
+                        continue
+                    row = db.execute(  # locked by another claimer: try the next
+                        f"SELECT * FROM schedule WHERE tournament_id = ? AND slot = ? AND "
+                        f"{is_open}" + self.db.dialect.skip_locked,
+                        (tournament_id, candidate["slot"], *args)).fetchone()
+                    if row is not None:
+                        break
             if row is None:
                 if db.execute("SELECT 1 FROM tournaments WHERE id = ?",
                               (tournament_id,)).fetchone() is None:
@@ -77,6 +98,16 @@ class SlotQueue:
         slot = scheduled(row)
         slot = dataclasses.replace(slot, attempts=slot.attempts + 1)
         return SlotLease(slot=slot, node=node, until=float(until))
+
+    def open_slots(self, tournament_id: str) -> list[ScheduledMatch]:
+        """The slots without a finished match that no live lease holds (on
+        the database's clock): what the tournament still waits to start."""
+        clock, args = self._clock(None)
+        with self.db.read() as db:
+            rows = db.execute(f"SELECT * FROM schedule WHERE tournament_id = ? AND match_id IS"
+                              f" NULL AND (lease_until IS NULL OR lease_until < {clock})"
+                              " ORDER BY slot", (tournament_id, *args)).fetchall()
+        return [scheduled(r) for r in rows]
 
     def _clock(self, now: float | None) -> tuple[str, tuple[float, ...]]:
         """SQL for "now" and its parameters: the database's clock, or ``now``."""

@@ -192,6 +192,17 @@ TEMPLATES: list[list[str]] = [
             created_at {real} NOT NULL)""",
         "{revoke_keys}",
     ],
+    # 5: which node each remote bot is connected to, refreshed by the nodes
+    # that direct tournaments (arena.storage.presence): a shared slot is
+    # claimed only where its bots are, and a tournament says where the bots
+    # it waits for are. Rows are ephemeral: never copied.
+    [
+        """CREATE TABLE presence (
+            bot TEXT NOT NULL,
+            node TEXT NOT NULL,
+            seen_at {real} NOT NULL,
+            PRIMARY KEY (bot, node))""",
+    ],
 ]
 SCHEMA_VERSION = len(TEMPLATES)
 

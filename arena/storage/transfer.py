@@ -131,7 +131,7 @@ HINTS = {
               "copy it there on the node that runs --hosted",
     "bot-logs": "a node on a database server writes its bot logs to a temporary folder; "
                 "keep this one as an archive",
-    f"{KEYS_DIR}/{LADDER_FILE}": "a database server keeps no ladder keys; keep this file "
+    f"{KEYS_DIR}/{LADDER_FILE}": "an in-memory store keeps no ladder keys; keep this file "
                                  "to verify those matches against the old store",
 }
 
@@ -155,6 +155,12 @@ def copy_beside(source: SqlStore, destination: SqlStore) -> BesideCopy:
         if key is not None:
             dst_keys.create(record.id, key)  # refuses a different key kept there
             out.keys += 1
+    if src_keys.table is not None or dst_keys.table is not None:
+        # A database server keeps ladder keys in its table: carried key by
+        # key (between two SQLite files the ladder file is copied below).
+        for match_id, key in src_keys.ladder_entries():
+            dst_keys.record_ladder_key(match_id, key)
+            out.keys += 1
     src_dir, dst_dir = store_directory(source), store_directory(destination)
     if dst_keys.directory is None and dst_keys.table is None and out.keys:
         out.left_behind.append(f"{out.keys} deal key(s): an in-memory destination keeps "
@@ -164,7 +170,8 @@ def copy_beside(source: SqlStore, destination: SqlStore) -> BesideCopy:
     folders = [(f"{KEYS_DIR}/{LADDER_FILE}", "ladder matches' revealed keys"), *BESIDE_FOLDERS]
     for name, what in folders:
         origin = src_dir / name
-        if not origin.exists() or src_dir == dst_dir:
+        if not origin.exists() or src_dir == dst_dir or (
+                name.endswith(LADDER_FILE) and dst_keys.table is not None):
             continue
         if dst_dir is None:
             hint = HINTS.get(name, "a database server keeps no files")

@@ -90,7 +90,7 @@ def _load(args: Any, store: Any) -> tuple[TournamentConfig, Any]:
         check_local_commands(config)
         check_workers(args, config)
         # The key is kept with the store; --secret, if given, must be it.
-        return config, join_tournament(store, record, secret)
+        return config, _reopened(store, join_tournament(store, record, secret))
     config = load_config(args.config)
     if getattr(args, "until_separated", False) or getattr(args, "max_extra_matches", None):
         extra = args.max_extra_matches
@@ -107,7 +107,16 @@ def _load(args: Any, store: Any) -> tuple[TournamentConfig, Any]:
     record, created = create_or_load(store, config, secret=secret)
     if not created:
         log.info("tournament_resumed", tournament=record.id)
-    return config, record
+    return config, _reopened(store, record)
+
+
+def _reopened(store: Any, record: Any) -> Any:
+    """Resuming a cancelled tournament is the organiser's explicit wish: it
+    is pending again (a runner never revives a cancelled one by itself)."""
+    if record.status is TournamentStatus.CANCELLED and store.reopen_tournament(record.id):
+        print(f"tournament {record.id} was cancelled; resuming it", flush=True)
+        return store.get_tournament(record.id)
+    return record
 
 
 def check_workers(args: Any, config: TournamentConfig) -> None:

@@ -2,9 +2,16 @@
 
 A tournament created through the web API is stored as ``pending`` without a
 schedule and with remote entrants only (the API refuses commands). The
-director gives it its schedule and plays it on the running server, one
-tournament at a time, while the lobby keeps matching the other bots. A
-tournament that was running when the server stopped is resumed.
+director gives it its schedule and plays it on the running server while the
+lobby keeps matching the other bots. Every tournament plays in a task of
+its own: one that waits for its bots (connected nowhere, or to different
+nodes) never holds up the others. A tournament that was running when the
+server stopped is resumed; one the organiser cancels (on any node) is
+stopped at the next poll.
+
+Every poll the director also writes which bots are connected to this node
+(arena/storage/presence.py): other nodes claim only the slots whose bots
+they hold, and a tournament's page says where the bots it waits for are.
 
 It never touches a tournament ``arena tournament`` created (its config
 names its ``source`` file, or it has local entrants): that command plays
@@ -15,10 +22,13 @@ itself suggests, to show the results) must leave it as it is.
 from __future__ import annotations
 
 import asyncio
+import time
 
 import structlog
 
+from arena.server.retry import LogThrottle
 from arena.storage.base import StorageError, TournamentRecord, TournamentStatus
+from arena.storage.node_lock import UNNAMED
 from arena.tournament.challenge import is_challenge
 from arena.tournament.config import ConfigError, config_from_wire
 from arena.tournament.command import new_runner
@@ -30,30 +40,67 @@ log = structlog.get_logger("arena.director")
 
 
 class TournamentDirector:
-    """Gives pending tournaments their schedule and plays them, one at a time."""
+    """Gives pending tournaments their schedule and plays them, each in its own task."""
 
     def __init__(self, server: MatchHost, *, poll_s: float = 1.0,
                  claim_timeout_s: float = 600.0) -> None:
         self.server = server
         self.poll_s = poll_s
         self.claim_timeout_s = claim_timeout_s
+        self.node = getattr(server.store, "node", None) or UNNAMED
+        self.playing: dict[str, asyncio.Task[None]] = {}
         self._not_ours: set[str] = set()  # logged once each
+        self._store_failures = LogThrottle(every_s=60.0)
 
     async def run(self) -> None:
-        while not self.server.stopping:
-            tid = self._next()
-            if tid is None:
+        try:
+            while not self.server.stopping:
+                try:
+                    await self._poll()
+                except StorageError as exc:  # an outage: try again next poll
+                    if self._store_failures.allow(time.monotonic()) is not None:
+                        log.warning("director_store_unavailable", error=str(exc))
                 await asyncio.sleep(self.poll_s)
-                continue
-            await self._play(tid)
+        finally:
+            tasks = list(self.playing.values())
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            try:
+                await self.server.writer.call(self.server.store.drop_presence, self.node)
+            except StorageError:
+                pass  # the rows go stale by themselves
 
-    def _next(self) -> str | None:
-        for status in (TournamentStatus.RUNNING, TournamentStatus.PENDING):
-            for record in sorted(self.server.store.list_tournaments(),
-                                 key=lambda r: r.created_at):
-                if record.status is status and self._directs(record):
-                    return record.id
-        return None
+    async def _poll(self) -> None:
+        store = self.server.store
+        await self.server.writer.call(store.note_presence, self.node,
+                                      sorted(self.server.connected_bots()))
+        records = await self.server.writer.read(store.list_tournaments)
+        for tid, done in list(self.playing.items()):
+            if done.done():
+                del self.playing[tid]
+        for record in sorted(records, key=lambda r: r.created_at):
+            playing = self.playing.get(record.id)
+            if record.status is TournamentStatus.CANCELLED and playing is not None:
+                log.info("tournament_cancelled_here", tournament=record.id, node=self.node)
+                playing.cancel()
+                await asyncio.gather(playing, return_exceptions=True)
+                del self.playing[record.id]
+            elif (playing is None and record.status in (TournamentStatus.RUNNING,
+                                                      TournamentStatus.PENDING)
+                  and self._directs(record)):
+                self.playing[record.id] = asyncio.create_task(self._guarded(record.id))
+
+    async def _guarded(self, tid: str) -> None:
+        """One tournament's task: whatever ends it, the others play on (a
+        failure is logged; the next poll tries again if it is still open)."""
+        try:
+            await self._play(tid)
+        except StorageError as exc:
+            log.warning("tournament_paused", tournament=tid, error=str(exc))
+        except Exception:  # noqa: BLE001 - one tournament's bug must not stop the rest
+            log.exception("tournament_failed", tournament=tid)
+            await asyncio.sleep(self.poll_s * 10)  # no tight retry loop on a bug
 
     def _directs(self, record: TournamentRecord) -> bool:
         """Whether this tournament was created over HTTP, for the director."""
@@ -73,18 +120,18 @@ class TournamentDirector:
 
     async def _play(self, tid: str) -> None:
         store = self.server.store
-        record = store.get_tournament(tid)
+        record = await self.server.writer.read(store.get_tournament, tid)
         try:
             config = config_from_wire(record.config)
             if any(e.local for e in config.entrants):
                 raise ConfigError("entrant", "local entrants run with 'arena tournament', "
                                   "not inside the server")
-            if not store.get_schedule(tid):
+            if not await self.server.writer.read(store.get_schedule, tid):
                 try:
                     await self.server.writer.call(store.add_schedule, tid,
                                                   build_schedule(config, tid))
                 except StorageError:
-                    if not store.get_schedule(tid):
+                    if not await self.server.writer.read(store.get_schedule, tid):
                         raise
                     # another node gave it its schedule at the same moment
         except (ConfigError, StorageError, ValueError) as exc:

@@ -58,6 +58,9 @@ class MatchHost(Protocol):
     def idle_bots(self) -> list[str]:
         """Names of the connected bots waiting in the lobby."""
 
+    def connected_bots(self) -> set[str]:
+        """Names of the bots connected to this host (in the lobby or playing)."""
+
     def playing_match_ids(self) -> set[str]:
         """The matches this host's tables are playing now."""
 

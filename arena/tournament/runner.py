@@ -222,7 +222,10 @@ class TournamentRunner:
         check_commands([(e.name, list(e.command), e.cwd) for e in self.config.entrants
                         if e.command is not None])
         self.server.reserve_names(self.config.entrant_names)
-        await self.server.writer.set_tournament_status(tid, TournamentStatus.RUNNING)
+        if not await self.server.writer.call(self.store.mark_running, tid):
+            log.info("tournament_cancelled_not_played", tournament=tid)
+            self.server.release_names(self.config.entrant_names)
+            return False
         log.info("tournament_started", tournament=tid, slots=len(schedule), todo=len(todo))
         for entrant in self.config.entrants:
             if entrant.command is not None:

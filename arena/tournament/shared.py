@@ -25,6 +25,7 @@ stored is aborted by its table; its slot stays open and is played again.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -86,8 +87,9 @@ class SharedTournamentRunner(TournamentRunner):
     async def run(self) -> bool:
         tid = self.record.id
         self.server.reserve_names(self.config.entrant_names)
-        await self._retrying(self.server.writer.set_tournament_status, tid,
-                             TournamentStatus.RUNNING)
+        if not await self._retrying(self.store.mark_running, tid):
+            log.info("tournament_cancelled_not_played", tournament=tid, node=self.node)
+            return False
         log.info("tournament_joined", tournament=tid, node=self.node,
                  lease_s=self.queue.lease_s)
         for entrant in self.config.entrants:
@@ -176,8 +178,13 @@ class SharedTournamentRunner(TournamentRunner):
         pause = self.queue.poll_s
         while not self.server.stopping:
             try:
-                lease = await self.server.writer.call(self._slots.claim_slot, tid, self.node,
-                                                      self.queue.lease_s)
+                if await self._cancelled():
+                    return
+                here = self.server.connected_bots()  # read on the loop, not the writer's thread
+                lease = await self.server.writer.call(
+                    functools.partial(self._slots.claim_slot,
+                                      playable=lambda players: self._remote(players) <= here),
+                    tid, self.node, self.queue.lease_s)
                 if lease is None and await self.server.writer.call(self._out_of_slots):
                     return
             except StorageError as exc:
@@ -192,16 +199,28 @@ class SharedTournamentRunner(TournamentRunner):
             await self._play_leased(lease)
             await self._report_done()
 
+    async def _cancelled(self) -> bool:
+        """The organiser cancelled the tournament (on any node): claim no more."""
+        record = await self.server.writer.read(self.store.get_tournament, self.record.id)
+        if record.status is TournamentStatus.CANCELLED:
+            log.info("tournament_cancelled_here", tournament=self.record.id, node=self.node)
+            return True
+        return False
+
+    def _remote(self, players: list[str]) -> set[str]:
+        """A slot's remote entrants: the bots that must be connected to the
+        node that plays it (house bots and local entrants are on every node)."""
+        return {p for p in players if house_strategy(p) is None and p not in self.local.bots}
+
     async def _play_leased(self, lease: SlotLease) -> None:
         slot = lease.slot
         if slot.attempts > 1:
             self.takeovers.append(slot.slot)
             log.info("slot_taken_over", node=self.node, slot=slot.slot, attempt=slot.attempts)
         names = {p for p in slot.players if house_strategy(p) is None}
-        remote = {n for n in names if n not in self.local.bots}
-        if remote - set(self.server.idle_bots()) - self._busy:
-            # Its bots are connected elsewhere (or nowhere yet): let a node
-            # that has them claim it.
+        if not self._remote(slot.players) <= self.server.connected_bots():
+            # Its bots left between the claim and now: let a node that has
+            # them claim it.
             await self._release(slot.slot)
             await asyncio.sleep(self.queue.poll_s)
             return

@@ -136,7 +136,8 @@ def _hosting_health(request: web.Request) -> dict[str, Any]:
 
 @routes.get("/metrics")
 async def metrics(request: web.Request) -> web.Response:
-    return web.Response(text=request.app[METRICS].render_prometheus(),
+    node = getattr(request.app[QUERIES].store, "node", None)
+    return web.Response(text=request.app[METRICS].render_prometheus(node),
                         content_type="text/plain", charset="utf-8",
                         headers={"X-Prometheus-Format": "0.0.4"})
 

@@ -26,7 +26,7 @@ from aiohttp import web
 from arena.metrics import Metrics
 from arena.storage.base import NotFoundError, Store
 from arena.storage.writer import StoreWriter
-from arena.web import accounts, api, data_api, pages, sse
+from arena.web import accounts, api, data_api, pages, sse, tournament_admin
 from arena.web.errors import NAME_RE, ApiError, StoreHealth, error_middleware
 from arena.web.guard import guard_middleware
 from arena.web.keys import (
@@ -180,6 +180,7 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
     # Order matters: fixed paths (/api/matches/live) before {id} patterns.
     app.router.add_routes(sse.routes)
     app.router.add_routes(accounts.routes)
+    app.router.add_routes(tournament_admin.routes)
     if hosting is not None:  # hosted bots: uploads, builds, logs
         from arena.web import hosting_api
 

@@ -41,6 +41,7 @@ from arena.web.render import (
     standings_table,
     tournament_link,
     u,
+    waiting_note,
     when,
 )
 
@@ -195,6 +196,7 @@ async def tournament(request: web.Request) -> web.Response:
 <dt>Created</dt><dd>{when(t["created_at"])}</dd>
 <dt>Finished</dt><dd>{when(t["finished_at"])}</dd>{_rounds_fact(p)}</dl>
 {progress_bar(p["done"], p["total"])}
+{waiting_note(t.get("waiting"))}
 <section aria-labelledby="h-standings"><h2 id="h-standings">Standings</h2>
 <div id="standings" data-partial="/partials/standings?scope={u(tid)}">
 {standings_table(standings, "Standings of " + t["name"], tid, game)}</div></section>

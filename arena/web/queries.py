@@ -42,6 +42,7 @@ from arena.live import LADDER, LiveHub, public_abort_reason
 from arena.web.live_events import LiveEvents
 from arena.web.bot_figures import bot_line, fault_fields, fault_totals, latency_summary
 from arena.web.scopes import ALL, GameTable, ScopeCache, ScopeTable, is_challenge_id
+from arena.web.tournament_state import tournament_state
 
 __all__ = ["ALL", "Queries", "bot_wire", "match_wire", "public_config"]  # ALL: for the pages
 
@@ -74,7 +75,7 @@ def match_wire(m: MatchRecord, *, internal: bool = False) -> Wire:
         "id": m.id, "game": m.game, "players": list(m.players), "status": m.status.value,
         "tournament_id": m.tournament_id, "started_at": m.started_at,
         "finished_at": m.finished_at, "rules": m.rules, "limits": m.limits,
-        "result": m.result,
+        "result": m.result, "node": m.node,  # node: the one that played it (None: unnamed)
         "abort_reason": m.abort_reason if internal else public_abort_reason(m.abort_reason),
         "faults": None if m.faults is None else [asdict(f) for f in m.faults],
     }
@@ -275,6 +276,7 @@ class Queries:
                 "progress": progress(self.store.get_schedule(t.id), t.config)}
         if config:
             wire["config"] = t.config if internal else public_config(t.config)
+            wire.update(tournament_state(self.store, t))
         return wire
 
     def list_tournaments(self, limit: int, offset: int,

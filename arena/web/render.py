@@ -246,6 +246,21 @@ def progress_bar(done: int, total: int, element_id: str = "progress") -> str:
             f'{done} of {total} matches played</span></p>')
 
 
+def waiting_note(waiting: Wire | None) -> str:
+    """What an open tournament waits for, and where the bots it needs are
+    connected (empty when it waits for nothing)."""
+    if not waiting:
+        return ""
+    where = "".join(
+        f"<li>{bot_link(x['name'])}: "
+        + (f"connected to {e(', '.join(x['connected_to']))}" if x["connected_to"]
+           else "not connected") + "</li>"
+        for x in waiting.get("entrants") or [])
+    return (f'<section class="waiting" aria-label="waiting for"><p>This tournament is '
+            f'waiting for: {e(waiting["reason"])}</p>'
+            + (f"<ul>{where}</ul>" if where else "") + "</section>")
+
+
 def live_list(live: list[Wire]) -> str:
     if not live:
         return '<p class="empty">No match is being played right now.</p>'

@@ -224,15 +224,20 @@ def test_copy_carries_deal_keys_to_a_database_server_and_names_what_stays(
     store = open_store(src)
     _arena(store)
     key = _with_files(store, tmp_path)
+    ladder = bytes(range(32))
+    DealKeyring.for_store(store).record_ladder_key("m-ladder", ladder)
     store.close()
     assert main(["db", "copy", str(src), pg_url]) == 0
     out = capsys.readouterr().out
     copied = open_store(pg_url)
     try:
         assert DealKeyring.for_store(copied).load("t1") == key  # t1 resumes on the copy
+        # A ladder match stays verifiable on the database server.
+        assert DealKeyring.for_store(copied).ladder_key("m-ladder") == ladder
     finally:
         copied.close()
-    assert "deal keys\t1 kept" in out
+    assert "deal keys\t2 kept" in out
+    assert "ladder" not in out  # nothing of them left behind
     assert f"left behind: hosted bots' versions: {tmp_path / 'hosted'}" in out
     assert f"left behind: bot logs: {tmp_path / 'bot-logs'}" in out
 

@@ -136,3 +136,21 @@ def test_verify_opens_a_database_server_url(pg_url, capsys):
     err = capsys.readouterr().err
     assert "no database" not in err
     assert code == 1 and "not finished" in err  # it read the store: the cup is pending
+
+
+def test_a_ladder_matchs_key_is_found_by_every_node_and_after_a_restart(db_location):
+    """A ladder match's key, recorded once it is over, is kept with the store
+    (beside a SQLite file, in a database server's deal_keys table), not in
+    the memory of the node that played it."""
+    key = bytes(range(32))
+    playing = open_store(db_location, node="node-1")
+    try:
+        DealKeyring.for_store(playing).record_ladder_key("m-ladder-1", key)
+    finally:
+        playing.close()
+    other = open_store(db_location, node="node-2")
+    try:
+        assert DealKeyring.for_store(other).ladder_key("m-ladder-1") == key
+        assert DealKeyring.for_store(other).ladder_key("m-unknown") is None
+    finally:
+        other.close()

@@ -65,6 +65,7 @@ class Served:
     def __init__(self, db: Path | str, *args: str, workers: int = 2, node: str | None = None,
                  log_path: Path | None = None) -> None:
         self.db = db
+        self.node = node
         self.log_path = log_path or Path(db).with_suffix(".log")
         self._log = self.log_path.open("wb")
         env = {k: v for k, v in os.environ.items() if k != "ARENA_NODE"}
@@ -91,6 +92,12 @@ class Served:
                 break
         self.kill()
         raise AssertionError(f"arena serve did not start: {line!r}\n{self.log_tail()}")
+
+    def worker_node(self, index: int) -> str:
+        """The node name of worker ``index``: an unnamed server's workers are
+        named after its process id."""
+        base = self.node if self.node is not None else f"arena-{self.proc.pid}"
+        return f"{base}-w{index}"
 
     def log_tail(self, lines: int = 30) -> str:
         self._log.flush()

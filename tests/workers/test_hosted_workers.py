@@ -54,7 +54,8 @@ async def test_hosted_bots_play_the_ladder_in_the_parent_beside_the_workers(tmp_
                         assert match.faults[seat].timeouts == 0
                         assert match.faults[seat].disconnects == 0
             by_node = {store.get_match(m).node for m in lobby.results}
-            assert by_node == {"arena-w1", "arena-w2"}  # the network's bots at the workers
+            # the network's bots at the workers
+            assert by_node == {arena.worker_node(1), arena.worker_node(2)}
         finally:
             store.close()
     finally:

@@ -56,7 +56,8 @@ async def test_each_worker_seats_the_bots_its_tokens_go_to(arena):
         store.close()
     # One table in each worker, each with the five bots its tokens route to.
     assert sorted(tables.values(), key=lambda t: t[0]) == [
-        ("arena-w1", {f"b-{t}" for t in first}), ("arena-w2", {f"b-{t}" for t in second})]
+        (arena.worker_node(1), {f"b-{t}" for t in first}),
+        (arena.worker_node(2), {f"b-{t}" for t in second})]
     handed = {w["worker"]: w["handed"] for w in arena.workers()}
     assert handed[1] >= 5 and handed[2] >= 5, arena.workers()
 
@@ -97,10 +98,10 @@ async def test_a_workers_live_match_shows_on_the_parents_web(arena):
             # This test's matches (an earlier test's may be ending meanwhile).
             live = [m for m in arena.live() if ours & set(m["players"])]
             nodes = {m.get("node") for m in live if m["events_count"] > 0}
-            return live if {"arena-w1", "arena-w2"} <= nodes else None
+            return live if {arena.worker_node(1), arena.worker_node(2)} <= nodes else None
 
         live = await until(both_live, what="a live match of each worker on the parent")
-        match = next(m for m in live if m["node"] == "arena-w1")
+        match = next(m for m in live if m["node"] == arena.worker_node(1))
         assert {p for p in match["players"] if p.startswith("b-")} == {
             f"b-{t}" for t in tokens_for(0, 5, prefix="live")}
         events = arena.get(f"/api/matches/{match['id']}/events")
@@ -128,7 +129,7 @@ async def test_every_finished_result_of_both_workers_is_stored_once(arena):
         store.close()
     assert len(told) == 6  # three matches at each worker's table
     assert sorted(m.id for m in stored) == sorted(told)  # each once, none missing
-    assert nodes == {"arena-w1", "arena-w2"}
+    assert nodes == {arena.worker_node(1), arena.worker_node(2)}
     # The parent's metrics sum the workers' (reported every half second).
     in_store = sum(len(ids) for ids in _finished_by_node(arena.db).values())
     await until(lambda: arena.health()["metrics"]["matches_finished_total"] == in_store,
@@ -143,7 +144,7 @@ async def test_a_killed_worker_is_restarted_and_its_match_aborted(served):
     try:
         def live_on_both():
             live = {m.get("node"): m["id"] for m in arena.live()}
-            return live if {"arena-w1", "arena-w2"} <= live.keys() else None
+            return live if {arena.worker_node(1), arena.worker_node(2)} <= live.keys() else None
 
         live = await until(live_on_both, what="a live match on each worker")
         victim = next(w for w in arena.workers() if w["worker"] == 1)
@@ -159,15 +160,16 @@ async def test_a_killed_worker_is_restarted_and_its_match_aborted(served):
         assert again["restarts"] == 1
         store = open_store(arena.db)
         try:
-            record = await until(lambda: (r := store.get_match(live["arena-w1"])).status
+            cut = live[arena.worker_node(1)]
+            record = await until(lambda: (r := store.get_match(cut)).status
                                  is MatchStatus.ABORTED and r, what="the cut match aborted")
             assert record.abort_reason == "server restarted"
             assert record.result is None  # never counted
             # The other worker's match was not touched.
-            assert store.get_match(live["arena-w2"]).status is not MatchStatus.ABORTED
+            assert store.get_match(live[arena.worker_node(2)]).status is not MatchStatus.ABORTED
         finally:
             store.close()
-        assert live["arena-w1"] not in {m["id"] for m in arena.live()}
+        assert live[arena.worker_node(1)] not in {m["id"] for m in arena.live()}
     finally:
         await bots.stop()
 
@@ -189,7 +191,7 @@ async def test_sigterm_stops_the_workers_and_aborts_their_matches_cleanly(served
     try:
         assert store.count_matches(status=MatchStatus.RUNNING) == 0
         aborted = store.list_matches(status=MatchStatus.ABORTED)
-        assert {m.node for m in aborted} == {"arena-w1", "arena-w2"}
+        assert {m.node for m in aborted} == {arena.worker_node(1), arena.worker_node(2)}
         assert {store.get_match(m.id).abort_reason for m in aborted} == {"server shutting down"}
     finally:
         store.close()

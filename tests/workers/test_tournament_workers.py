@@ -59,7 +59,7 @@ async def test_a_tournament_plays_in_the_parent_beside_the_workers_lobby(served,
             assert store.count_matches(tournament_id="workers-cup",
                                        status=MatchStatus.RUNNING) == 0
             lobby_nodes = {store.get_match(m).node for m in lobby.results}
-            assert lobby_nodes == {"arena-w1", "arena-w2"}
+            assert lobby_nodes == {arena.worker_node(1), arena.worker_node(2)}
         finally:
             store.close()
     finally:

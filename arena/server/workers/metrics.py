@@ -73,7 +73,7 @@ class CombinedMetrics(Metrics):
                             ("tables_running", "bots_connected", "decisions_total")}
         return summed
 
-    def render_prometheus(self) -> str:
+    def render_prometheus(self, node: str | None = None) -> str:
         view = Metrics(prefix=self.prefix)
         for name in SUMMED:
             setattr(view, name, self._sum(name))
@@ -89,4 +89,4 @@ class CombinedMetrics(Metrics):
                   for index, entry in sorted(self.workers.items())]
         lines += [f"# HELP {p}_workers_up Worker processes serving bots.",
                   f"# TYPE {p}_workers_up gauge", f"{p}_workers_up {len(self.workers)}"]
-        return view.render_prometheus() + "\n".join(lines) + "\n"
+        return view.render_prometheus(node) + "\n".join(lines) + "\n"

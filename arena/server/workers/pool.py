@@ -68,6 +68,15 @@ def worker_node(base: str | None, index: int) -> str:
     return f"{base or 'arena'}-w{index}"
 
 
+def unnamed_serve_base() -> str:
+    """The worker-name base of an unnamed ``arena serve --workers``: its
+    process id (``arena-4711-w1``). Two unnamed servers on one store must
+    not claim the same worker names (a name belongs to one running
+    process), and a dead server's worker names are free again for the
+    restarted server's clean-up (arena/app_workers.py)."""
+    return f"arena-{os.getpid()}"
+
+
 class WorkerPool:
     """``count`` worker processes serving ``config`` (its bot settings; the
     workers listen on no public port, the parent hands them connections).
