@@ -245,10 +245,7 @@ class RankedSplit:
 
     split: Split
     values: tuple[float, float, float]  # front, middle, back
-
-    @property
-    def total(self) -> float:
-        return self.values[0] + self.values[1] + self.values[2]
+    total: float  # their sum, as the search added them (it ranks by this)
 
 
 def ranked_arrangements(
@@ -299,5 +296,5 @@ def ranked_arrangements(
             elif total > kept[0][0]:
                 heapq.heapreplace(kept, (total, -order, mm, b))
     kept.sort(key=lambda t: (-t[0], -t[1]))
-    return [RankedSplit(_split(hand, mm, b), (front_v[FULL ^ mm ^ b], mid_v[mm], seg(2, s5[b])))
-            for _, _, mm, b in kept]
+    return [RankedSplit(_split(hand, mm, b), (front_v[FULL ^ mm ^ b], mid_v[mm], seg(2, s5[b])), total)
+            for total, _, mm, b in kept]
