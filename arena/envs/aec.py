@@ -71,6 +71,7 @@ class ArenaAEC(AECEnv):
         self._seed = seed
         self._rng = random.Random(seed)
         self.engine: GameEngine | None = None
+        self._pending: tuple[str, tuple[str, Any, dict[str, Any]], Observation] | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.codec.observation_space
@@ -89,6 +90,7 @@ class ArenaAEC(AECEnv):
         for seat, name in sorted(self.opponents.items()):
             self._house[seat] = house_bot(self.spec_, name, random.Random(self._rng.getrandbits(64)), self.rules)
         self.engine = self.spec_.new_match(self.rules, deck_rng, None)
+        self._pending = None
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -105,10 +107,21 @@ class ArenaAEC(AECEnv):
     def request(self, agent: str) -> tuple[str, Any, dict[str, Any]]:
         """The request the server would send ``agent`` now: (phase, legal
         list or constraints map, state)."""
+        return self._pending_for(agent)[0]
+
+    def _pending_for(self, agent: str) -> tuple[tuple[str, Any, dict[str, Any]], Observation]:
+        """``agent``'s request and its encoding, made once per decision
+        (``observe`` and ``step`` both need them; every apply forgets them)."""
+        pending = self._pending
+        if pending is not None and pending[0] == agent:
+            return pending[1], pending[2]
         engine, seat = self._engine(), self._seat_of[agent]
         asked = engine.request_for(seat)
         legal = asked["legal"] if "legal" in asked else asked["constraints"]
-        return engine.phase_for(seat), legal, engine.observation(seat)
+        request = (engine.phase_for(seat), legal, engine.observation(seat))
+        observation = self.codec.encode(*request)
+        self._pending = (agent, request, observation)
+        return request, observation
 
     def _engine(self) -> GameEngine:
         if self.engine is None:
@@ -147,6 +160,7 @@ class ArenaAEC(AECEnv):
             asked = engine.request_for(seat)
             legal = asked["legal"] if "legal" in asked else asked["constraints"]
             action = house[seat](engine.phase_for(seat), legal, engine.observation(seat))
+            self._pending = None
             self._deliver(engine.apply_for(seat, action))
 
     def _agent_turn(self) -> str | None:
@@ -178,7 +192,7 @@ class ArenaAEC(AECEnv):
         seat = self._seat_of[agent]
         engine = self._engine()
         if seat in engine.to_act:
-            return self.codec.encode(*self.request(agent))
+            return self._pending_for(agent)[1]
         # Not this seat's turn: what it knows now, nothing allowed.
         return self.codec.encode("", [], engine.observation(seat))
 
@@ -187,10 +201,11 @@ class ArenaAEC(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        phase, legal, state = self.request(agent)
-        wire = self.codec.decode(action, phase, legal, state)
+        (phase, legal, state), observation = self._pending_for(agent)
+        wire = self.codec.decode(action, phase, legal, state, observation["action_mask"])
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
+        self._pending = None
         self._deliver(self._engine().apply_for(self._seat_of[agent], wire))
         self._play_house_bots()
         self._select_next()

@@ -35,9 +35,10 @@ class GameCodec(Protocol):
         ``legal`` list, or its ``constraints`` map when it has no list)."""
         ...
 
-    def decode(self, action: int, phase: str, legal: Any, state: dict[str, Any]) -> Any:
+    def decode(self, action: int, phase: str, legal: Any, state: dict[str, Any],
+               mask: np.ndarray | None = None) -> Any:
         """The wire action that ``action`` stands for in this request, or
-        :class:`IllegalChoiceError`."""
+        :class:`IllegalChoiceError` (``mask``: this request's, if known)."""
         ...
 
     def rewards(self, event: dict[str, Any]) -> list[float] | None:

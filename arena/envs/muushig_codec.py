@@ -73,50 +73,54 @@ class MuushigCodec:
 
     def mask(self, phase: str, legal: list[Any], state: dict[str, Any]) -> np.ndarray:
         mask = np.zeros(N_ACTIONS, dtype=np.int8)
-        cards = state["cards"]
-        for action in legal:
-            mask[self._index(phase, action, cards)] = 1
+        if phase == "play":  # the usual request: cards only
+            mask[[PLAY_BASE + CARD_INDEX[card] for card in legal]] = 1
+        elif legal:
+            cards = state["cards"]
+            mask[[self._index(phase, action, cards) for action in legal]] = 1
         return mask
 
     # ---------------------------------------------------- observation
     def encode(self, phase: str, legal: list[Any], state: dict[str, Any]) -> Observation:
-        x = np.zeros(N_FEATURES, dtype=np.float32)
+        # The one-hot features as a list of indices set at once: a numpy
+        # store per feature would cost more than the engine's step.
         me, n = state["seat"], self.n_seats
-        for card in state["cards"]:
-            x[_CARDS + CARD_INDEX[card]] = 1.0
-        x[_FACE_UP + CARD_INDEX[state["face_up"]]] = 1.0
-        for _, card in state["trick"]:
-            x[_TRICK + CARD_INDEX[card]] = 1.0
+        ones = [_CARDS + CARD_INDEX[card] for card in state["cards"]]
+        ones.append(_FACE_UP + CARD_INDEX[state["face_up"]])
+        ones += [_TRICK + CARD_INDEX[card] for _, card in state["trick"]]
         for trick in state["played"]:
-            for _, card in trick["cards"]:
-                x[_PLAYED + CARD_INDEX[card]] = 1.0
-        x[_TRUMP + SUITS.index(state["trump"])] = 1.0
+            ones += [_PLAYED + CARD_INDEX[card] for _, card in trick["cards"]]
+        ones.append(_TRUMP + SUITS.index(state["trump"]))
         if state["phase"] is not None:
-            x[_PHASE + _PHASE_INDEX[state["phase"]]] = 1.0
+            ones.append(_PHASE + _PHASE_INDEX[state["phase"]])
+        ones.append(_DEALER + (state["dealer"] - me) % n)
+        if state["to_act"] is not None:
+            ones.append(_TO_ACT + (state["to_act"] - me) % n)
+        if state["leader"] is not None:
+            ones.append(_LEADER + (state["leader"] - me) % n)
+        status, scores, stars, tricks = state["status"], state["scores"], state["stars"], state["tricks"]
         exchanges = state["exchanges"]
+        values = [0.0] * (_DEALER - _SCORES)  # scores, stars, tricks, exchanges by relative seat
         for seat in range(n):
             rel = (seat - me) % n
-            x[_STATUS + 3 * rel + _STATUS_INDEX[state["status"][seat]]] = 1.0
-            x[_SCORES + rel] = state["scores"][seat] / START_SCORE
-            x[_STARS + rel] = state["stars"][seat] / self.n_rounds
-            x[_TRICKS + rel] = state["tricks"][seat] / HAND_SIZE
+            ones.append(_STATUS + 3 * rel + _STATUS_INDEX[status[seat]])
+            values[rel] = scores[seat] / START_SCORE
+            values[SEATS + rel] = stars[seat] / self.n_rounds
+            values[2 * SEATS + rel] = tricks[seat] / HAND_SIZE
             # None: not (yet) asked; else how many cards it exchanged.
-            x[_EXCHANGES + rel] = -1.0 if exchanges[seat] is None else exchanges[seat] / HAND_SIZE
-        x[_DEALER + (state["dealer"] - me) % n] = 1.0
-        if state["to_act"] is not None:
-            x[_TO_ACT + (state["to_act"] - me) % n] = 1.0
-        if state["leader"] is not None:
-            x[_LEADER + (state["leader"] - me) % n] = 1.0
-        x[_SCALARS] = state["stock"] / 32
-        x[_SCALARS + 1] = (state["max_discard"] or 0) / HAND_SIZE
-        x[_SCALARS + 2] = 1.0 if state["face_up_taken"] else 0.0
-        x[_SCALARS + 3] = state["round"] / self.n_rounds
-        x[_SCALARS + 4] = state["hand"] / self.max_hands
+            values[3 * SEATS + rel] = -1.0 if exchanges[seat] is None else exchanges[seat] / HAND_SIZE
+        x = np.zeros(N_FEATURES, dtype=np.float32)
+        x[ones] = 1.0
+        x[_SCORES:_DEALER] = values
+        x[_SCALARS:] = (state["stock"] / 32, (state["max_discard"] or 0) / HAND_SIZE,
+                        1.0 if state["face_up_taken"] else 0.0, state["round"] / self.n_rounds,
+                        state["hand"] / self.max_hands)
         return {"observation": x, "action_mask": self.mask(phase, legal, state)}
 
     # -------------------------------------------------------- actions
-    def decode(self, action: int, phase: str, legal: list[Any], state: dict[str, Any]) -> Any:
-        index = check_choice(action, self.mask(phase, legal, state))
+    def decode(self, action: int, phase: str, legal: list[Any], state: dict[str, Any],
+               mask: np.ndarray | None = None) -> Any:
+        index = check_choice(action, self.mask(phase, legal, state) if mask is None else mask)
         if phase == "decide":
             return "enter" if index == DECIDE_BASE + 1 else "fold"
         if phase == "exchange":

@@ -93,8 +93,9 @@ class ThirteenCodec:
                 mask[: len(found)] = 1
         return {"observation": x, "action_mask": mask}
 
-    def decode(self, action: int, phase: str, legal: Any, state: dict[str, Any]) -> dict[str, list[str]]:
-        index = check_choice(action, self.mask(phase, state))
+    def decode(self, action: int, phase: str, legal: Any, state: dict[str, Any],
+               mask: np.ndarray | None = None) -> dict[str, list[str]]:
+        index = check_choice(action, self.mask(phase, state) if mask is None else mask)
         split = self.candidates(state["cards"])[index].split
         return {"front": card_strs(split.front), "middle": card_strs(split.middle), "back": card_strs(split.back)}
 

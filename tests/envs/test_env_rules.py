@@ -66,6 +66,7 @@ def test_a_muushig_observation_does_not_change_when_other_seats_hands_do():
         if len(others) >= 2:
             a, b = others[:2]
             hands[a], hands[b] = hands[b], hands[a]  # hidden cards only: my view must not move
+            raw._pending = None  # build the observation again from the engine
             assert _equal(raw.observe(agent), obs)
             hands[a], hands[b] = hands[b], hands[a]
             checked += 1
@@ -87,6 +88,7 @@ def test_a_thirteen_observation_does_not_change_when_other_seats_hands_do():
         a, b = [s for s in range(4) if s != me][:2]
         hands[a], hands[b] = hands[b], hands[a]
         kept, raw.engine._hands = raw.engine._hands, tuple(hands)
+        raw._pending = None  # build the observation again from the engine
         assert _equal(raw.observe(agent), obs)
         raw.engine._hands = kept
         checked += 1
