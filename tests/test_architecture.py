@@ -8,7 +8,9 @@ ones below, never from one above:
    ``arena.auth`` (token hashes), ``arena.logs`` (log set-up),
    ``arena.metrics`` (counters), ``arena.options`` (option value types), ``arena.collector`` (the garbage
    collector of a serving process), ``arena.records`` (events as stored
-   text), ``arena.pure`` (compiled modules or their sources).
+   text), ``arena.pure`` (compiled modules or their sources),
+   ``arena.envs`` (the games as learning environments, and a policy of
+   them as an SDK bot: the games and the SDK, nothing of the server).
 1. **storage** -- ``arena.storage`` (stores, the writer, the deal keys on
    disk) and ``arena.live`` (the live hub: publish/subscribe in memory for
    spectators; no HTTP in it, the server publishes and the web subscribes),
@@ -38,7 +40,7 @@ MAX_LINES = 500
 LAYERS: dict[str, int] = {
     "protocol": 0, "arena.games": 0, "arena.auth": 0, "arena.logs": 0,
     "arena.metrics": 0, "arena.collector": 0, "arena.records": 0, "arena.pure": 0,
-    "arena.options": 0, "arena.notation": 0,
+    "arena.options": 0, "arena.notation": 0, "arena.envs": 0,
     "arena.storage": 1, "arena.live": 1, "arena.live_bridge": 1, "arena.match_files": 1,
     "arena.server": 2,
     "arena.tournament": 3, "arena.hosting": 3, "arena.people": 3,

@@ -17,6 +17,7 @@ are never chosen.
 
 from __future__ import annotations
 
+import heapq
 import random
 from bisect import bisect_left, bisect_right
 from collections import Counter
@@ -236,3 +237,64 @@ def random_valid_arrangement(
         if not any(is_fouled(f, key_sum_strength5(m_sum, w), key_sum_strength5(b_sum, w)) for w in wheels):
             return Split(tuple(sorted(front)), tuple(sorted(middle)), tuple(sorted(back)))
     return best_arrangement(hand, wheel, any_wheel=any_wheel)
+
+
+@dataclass(frozen=True, slots=True)
+class RankedSplit:
+    """A split with the objective's expected points of each segment."""
+
+    split: Split
+    values: tuple[float, float, float]  # front, middle, back
+    total: float  # their sum, as the search added them (it ranks by this)
+
+
+def ranked_arrangements(
+    hand: tuple[int, ...] | list[int], k: int, wheel: Wheel = "lowest", mid_full_house_bonus: int = 2
+) -> list[RankedSplit]:
+    """The ``k`` unfouled splits with the highest objective, best first.
+
+    The same search, order and tie rule as :func:`best_arrangement` (a split
+    found later never displaces an equal one found earlier), so the first is
+    always ``best_arrangement(hand, wheel, mid_full_house_bonus)``. Gives a
+    fixed, finite choice of arrangements per hand (the learning environments
+    index into it)."""
+    if k < 1:
+        raise ValueError(f"k must be at least 1, not {k!r}")
+    hand = tuple(sorted(hand))
+    if len(hand) != HAND_SIZE or len(set(hand)) != HAND_SIZE:
+        raise ValueError(f"a hand is {HAND_SIZE} distinct cards, not {hand!r}")
+    s5, s3 = _strengths(hand, wheel)
+    seg = objective_for(wheel, mid_full_house_bonus).segment
+    front_v = [0.0] * (FULL + 1)
+    mid_v = [0.0] * (FULL + 1)
+    for m in THREES:
+        front_v[m] = seg(0, s3[m])
+    for m in FIVES:
+        mid_v[m] = seg(1, s5[m])
+    bound = max(mid_v[m] for m in FIVES) + max(front_v[m] for m in THREES)
+    # Min-heap of (total, -order, middle, back): its head is the weakest kept,
+    # and among equal totals the one found last.
+    kept: list[tuple[float, int, int, int]] = []
+    order = 0
+    for b in sorted(FIVES, key=s5.__getitem__, reverse=True):
+        vb = s5[b]
+        base = seg(2, vb)
+        if len(kept) == k and base + bound <= kept[0][0]:
+            break
+        rest = FULL ^ b
+        for mm in _MIDDLES[b]:
+            vm = s5[mm]
+            if vm > vb:
+                continue
+            f = rest ^ mm
+            if s3[f] > vm:
+                continue
+            total = base + mid_v[mm] + front_v[f]
+            order += 1
+            if len(kept) < k:
+                heapq.heappush(kept, (total, -order, mm, b))
+            elif total > kept[0][0]:
+                heapq.heapreplace(kept, (total, -order, mm, b))
+    kept.sort(key=lambda t: (-t[0], -t[1]))
+    return [RankedSplit(_split(hand, mm, b), (front_v[FULL ^ mm ^ b], mid_v[mm], seg(2, s5[b])), total)
+            for total, _, mm, b in kept]

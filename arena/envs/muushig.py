@@ -1,0 +1,41 @@
+"""Muushig as a PettingZoo AEC environment.
+
+::
+
+    from arena.envs import muushig
+
+    env = muushig.env(seed=1, last_two_forced=True)       # rule options as keywords
+    env.reset()
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        mask = obs["action_mask"]
+        env.step(None if terminated or truncated else env.action_space(agent).sample(mask))
+
+Agents are ``player_0`` .. ``player_{n-1}`` (seat numbers); ``opponents=
+{seat: "heuristic"}`` gives seats to the house bots instead. Observations,
+actions and rewards: :mod:`arena.envs.muushig_codec` and docs/envs.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pettingzoo.utils import wrappers
+
+from arena.envs.aec import ArenaAEC
+from arena.envs.muushig_codec import MuushigCodec
+
+
+def raw_env(*, seed: int | None = None, opponents: Mapping[int, str] | None = None,
+            render_mode: str | None = None, **rules: Any) -> ArenaAEC:
+    """The environment without PettingZoo's checking wrappers."""
+    return ArenaAEC("muushig", MuushigCodec, rules, seed=seed, opponents=opponents, render_mode=render_mode)
+
+
+def env(*, seed: int | None = None, opponents: Mapping[int, str] | None = None,
+        render_mode: str | None = None, **rules: Any) -> Any:
+    """A Muushig match per ``reset``; keyword arguments other than these are
+    the match's rule options (``max_hands``, ``players``, ...)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(seed=seed, opponents=opponents,
+                                                  render_mode=render_mode, **rules))
