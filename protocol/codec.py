@@ -272,7 +272,7 @@ class Decoder:
         """Bytes received but not yet part of a returned message."""
         return len(self._buffer)
 
-    def receive_data(self, data: bytes) -> None:
+    def receive_data(self, data: bytes | bytearray) -> None:
         if self._error is not None:
             raise self._error
         if self.encoding is None and data:

@@ -172,11 +172,24 @@ def _seed(key: bytes, table: str, label: Mapping[str, Any]) -> bytes:
 
 def keyed_shuffle(key: bytes, table: str, label: Mapping[str, Any], items: list[Any]) -> None:
     """Shuffle ``items`` in place, determined by (key, table, label) alone:
-    Fisher-Yates from the last position down, each swap partner drawn
-    uniformly from the stream (``_ByteStream.below``)."""
-    stream = _ByteStream(_seed(key, table, label))
+    Fisher-Yates from the last position down. Each swap partner j in [0, i]
+    is drawn from the SHAKE-256 stream of the label's seed by rejection:
+    read the fewest whole bytes that hold i's bit length, big-endian, keep
+    their top (i).bit_length() bits, and draw again while the value is over
+    i (``_ByteStream.below`` reads the stream the same way)."""
+    shake = hashlib.shake_256(_seed(key, table, label))
+    buf, pos = shake.digest(64), 0
     for i in range(len(items) - 1, 0, -1):
-        j = stream.below(i + 1)
+        bits = i.bit_length()
+        size = (bits + 7) // 8
+        shift = size * 8 - bits
+        while True:
+            if pos + size > len(buf):  # the stream is longer the more is asked of it
+                buf = shake.digest(2 * len(buf))
+            j = int.from_bytes(buf[pos:pos + size], "big") >> shift
+            pos += size
+            if j <= i:
+                break
         items[i], items[j] = items[j], items[i]
 
 

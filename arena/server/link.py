@@ -113,7 +113,7 @@ class BotLink:
         return self.decoder.encoding or Encoding.MSGPACK
 
     # -- input --------------------------------------------------------------------
-    def feed(self, data: bytes, now: float) -> list[LinkEvent] | list[PlainAction]:
+    def feed(self, data: bytes | bytearray, now: float) -> list[LinkEvent] | list[PlainAction]:
         """What the bytes ``data``, read at ``now``, come to (module doc).
         ``b""`` reads on what is buffered (after the host answered a hello)."""
         state = self.state

@@ -35,14 +35,20 @@ import contextlib
 import queue
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any, Iterator
+
+import structlog
 
 from arena.storage.base import StorageError
 from arena.storage.private import private_file, tighten_file
 from arena.storage.schema import SQLITE, Dialect
 
 READ_POOL_SIZE = 4
+CLOSE_WAIT_S = 10.0  # how long close() waits for reads in flight on other threads
+
+log = structlog.get_logger("arena.storage")
 BUSY_TIMEOUT_MS = 5000
 
 
@@ -101,7 +107,8 @@ class SqliteDatabase(Database):
             self.write_connection.execute("PRAGMA synchronous=NORMAL")
         except sqlite3.Error as exc:
             raise StorageError(f"cannot open the database {self.path}: {exc}") from exc
-        self._read_slots = threading.BoundedSemaphore(max(1, read_pool_size))
+        self._read_slot_count = max(1, read_pool_size)
+        self._read_slots = threading.BoundedSemaphore(self._read_slot_count)
         self._idle_readers: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
         self.all_readers: list[sqlite3.Connection] = []
 
@@ -152,6 +159,7 @@ class SqliteDatabase(Database):
         self.check_open()
         self._read_slots.acquire()
         try:
+            self.check_open()  # closed while this read waited for a slot
             try:
                 conn = self._idle_readers.get_nowait()
             except queue.Empty:
@@ -174,6 +182,20 @@ class SqliteDatabase(Database):
             if self.closed:
                 return
             self.closed = True
+        # Reads still running on other threads (a service's poll whose task
+        # was cancelled, a page's query) finish first: closing a connection
+        # under a running query crashes the sqlite3 module. New reads are
+        # refused from here on (check_open).
+        deadline = time.monotonic() + CLOSE_WAIT_S
+        held = 0
+        for _ in range(self._read_slot_count):
+            if not self._read_slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                log.warning("store_closed_under_a_read", path=str(self.path))
+                break
+            held += 1
+        for _ in range(held):  # a read waiting for a slot now finds the store closed
+            self._read_slots.release()
+        with self.lock:
             for conn in self.all_readers:
                 conn.close()
             self.all_readers.clear()

@@ -102,3 +102,34 @@ def test_closing_while_another_process_writes_keeps_what_was_committed(tmp_path)
     again = SqliteStore(path)
     assert [b.name for b in again.list_bots()] == ["alpha"]
     again.close()
+
+
+def test_close_waits_for_a_read_running_on_another_thread(tmp_path):
+    # A service's poll runs its read on a thread; the task that awaited it
+    # may be cancelled and the store closed meanwhile. Closing a connection
+    # under a running query crashed the process (sqlite3 segfaults).
+    import threading
+
+    from arena.storage.base import StorageError
+
+    store = SqliteStore(tmp_path / "arena.db")
+    inside, leave, closed = threading.Event(), threading.Event(), threading.Event()
+
+    def read() -> None:
+        with store.db.read() as conn:
+            inside.set()
+            leave.wait(30)
+            conn.execute("SELECT count(*) FROM matches").fetchone()
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    assert inside.wait(30)
+    closer = threading.Thread(target=lambda: (store.close(), closed.set()))
+    closer.start()
+    assert not closed.wait(0.2)  # the read still holds its connection
+    leave.set()
+    reader.join(30)
+    assert closed.wait(30)
+    closer.join(30)
+    with pytest.raises(StorageError, match="closed"):
+        store.list_matches()
