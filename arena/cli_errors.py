@@ -42,7 +42,7 @@ def describe(exc: BaseException, args: argparse.Namespace | None = None) -> str 
         if source and source != "resume" and not text.startswith(str(source)):
             # The config's own messages start with the key; say which file.
             text = f"{source}: {text}"
-        return f"{text} (see the tournament file reference in README.md)"
+        return f"{text} (see the tournament file reference in docs/tournaments.md)"
     if isinstance(exc, RuleConfigError):
         return f"{exc} (rule options are --rule KEY=VALUE)"
     if isinstance(exc, (UnknownGameError, ScheduleError)):

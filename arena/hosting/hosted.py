@@ -32,6 +32,10 @@ from arena.hosting.versions import BotVersion, BuildStatus, VersionStore
 log = structlog.get_logger("arena.hosting")
 
 INSIDE_PORT = 7000
+# After its match a run plays no other (ARENA_MAX_MATCHES=1: the server says
+# bye after match_end); it gets this long to write its last lines and leave
+# before it is stopped, so its saved stderr runs to the end of the match.
+LEAVE_GRACE_S = 2.0
 INSIDE_SOCKET = "/arena/arena.sock"
 _RELAY = Path(__file__).with_name("relay.py")
 
@@ -60,7 +64,7 @@ def sandbox_spec(version: BotVersion, app: Path, socket_path: Path, token: str,
     return SandboxSpec(
         command=[*relay, *interpreter_command(version.run)], app_dir=app,
         env={"ARENA_HOST": "127.0.0.1", "ARENA_PORT": str(INSIDE_PORT), "ARENA_TOKEN": token,
-             "ARENA_NAME": version.bot, "PYTHONUNBUFFERED": "1"},
+             "ARENA_NAME": version.bot, "ARENA_MAX_MATCHES": "1", "PYTHONUNBUFFERED": "1"},
         mounts=[*python_mounts(), Mount(_RELAY, "/arena/relay.py"),
                 Mount(socket_path, INSIDE_SOCKET)],
         limits=limits)
@@ -145,7 +149,13 @@ class HostedBots:
         if run is None:
             return
         self.tokens.revoke(run.token)  # first: nothing it kept may say hello again
-        run.socket.close()
+        run.socket.close()  # no new connection; the one it has stays open
+        proc = run.sandbox.process
+        if match_id is not None and proc is not None and proc.returncode is None:
+            try:
+                await asyncio.wait_for(proc.wait(), LEAVE_GRACE_S)
+            except TimeoutError:
+                pass  # it did not leave by itself: stopped below
         await run.sandbox.stop()
         await asyncio.to_thread(self._keep_log, run, match_id)
         log.info("hosted_bot_stopped", bot=bot, version=run.version.version, match=match_id)

@@ -19,7 +19,8 @@ seat gets a ``timeout`` event; a drop, or ``timeouts_before_autopilot``
 timeouts in a row, puts the seat on autopilot (its house bot); a bot that
 comes back with the same token gets its seat back whatever put it on
 autopilot, and every seat is told (``autopilot`` with reason
-``returned``). When every remote bot has left, the match waits (nothing is
+``returned``); it gets ``match_start`` and the current deal's ``commit``
+again, then its pending request. When every remote bot has left, the match waits (nothing is
 played) for ``abandon_grace_s``; a bot back in time resumes it, otherwise it
 is aborted. Nothing of a match reaches a seat before its ``match_start``
 or after its ``match_end``.
@@ -276,6 +277,7 @@ class MatchSession(SessionOutput):
         if self.state is SessionState.CREATED:
             return True  # match_start comes with the start
         self._send_match_start(seat_index)
+        self._resend_commit(seat_index)
         if was is not None:
             self._emit([ServerEvent("autopilot", seat=seat_index, reason="returned")])
         waiting = self.state is SessionState.WAITING

@@ -120,6 +120,9 @@ class SessionOutput:
         self._out = SessionStep()
         self._write_of: list[SeatWrite | None] = [None] * len(encodings)
         self._salts: dict[tuple[Any, ...], str] = {}
+        # The latest deal's commit: sent again to a seat that comes back, so a
+        # bot that checks commitments can check the deal it returns into.
+        self._current_commit: ServerEvent | None = None
         self._envelope = Envelope({"type": "event", "match": match_id}, "event")
         # The seats _emit writes to, kept until ``_encodings`` changes (a seat
         # leaves or comes back): compared, not rebuilt, on every step.
@@ -247,8 +250,18 @@ class SessionOutput:
         deal = deal_event.deal  # type: ignore[attr-defined]
         salt = _new_salt()
         self._salts[_key(deal.label)] = salt
-        return ServerEvent("commit", **deal.label, commitment=commitment(salt, deal.deck))
+        event = ServerEvent("commit", **deal.label, commitment=commitment(salt, deal.deck))
+        self._current_commit = event
+        return event
 
+    def _resend_commit(self, seat_index: int) -> None:
+        """The current deal's ``commit`` again, to a seat that came back
+        (after its ``match_start``, before anything else of the match)."""
+        encoding = self._encodings[seat_index]
+        commit = self._current_commit
+        if encoding is None or commit is None or self._silenced:
+            return
+        self._write(seat_index, self._envelope.frame(commit.payload, encoding), False)
 
     def _send_match_end(self) -> None:
         self._silenced = True

@@ -38,6 +38,7 @@ from openskill.models import PlackettLuce
 
 from arena.storage.base import MatchRecord, MatchStatus, SeatFaults
 from arena.tournament.errors import TournamentError
+from arena.tournament.plan import house_strategy
 from arena.tournament.ranking import RankingSpec, RankingSpecError, ranking_for
 from arena.tournament.schedule import HOUSE_PREFIX
 from arena.tournament.separation import neighbour_separations
@@ -112,6 +113,22 @@ def counted(matches: Iterable[MatchRecord]) -> list[MatchRecord]:
     return sorted(done, key=lambda m: (m.finished_at or 0.0, m.started_at, m.id))
 
 
+def entrant_of(player: str) -> str:
+    """The entrant a seat name belongs to: ``house-heuristic-3`` ->
+    ``house-heuristic``; every other name is its own entrant. House bots fill
+    seats under numbered names so that a match never names one bot twice, but
+    they are one player per strategy: every table (the terminal's, the
+    export's, the web's) counts them as one, once per seat held."""
+    strategy = house_strategy(player)
+    return player if strategy is None else f"{HOUSE_PREFIX}{strategy}"
+
+
+def as_entrants(match: MatchRecord) -> MatchRecord:
+    """The match with its seats named by entrant (unchanged if no house seat)."""
+    players = [entrant_of(p) for p in match.players]
+    return match if players == list(match.players) else replace(match, players=players)
+
+
 def games_of(matches: Iterable[MatchRecord]) -> list[str]:
     """The games of the finished matches, sorted."""
     return sorted({m.game for m in counted(matches)})
@@ -183,7 +200,7 @@ def compute_standings(matches: Iterable[MatchRecord], *, include_house: bool = T
     with everyone else but left out of the rows when ``include_house`` is
     false; ranks are then numbered among the remaining bots.
     """
-    finished = counted(matches)
+    finished = [as_entrants(m) for m in counted(matches)]
     if game is not None:
         finished = [m for m in finished if m.game == game]
     games = sorted({m.game for m in finished})
@@ -278,7 +295,7 @@ def rating_history(matches: Iterable[MatchRecord], bot: str, *,
     model = PlackettLuce()
     ratings: dict[str, Any] = {}
     history = []
-    finished = [m for m in counted(matches) if game is None or m.game == game]
+    finished = [as_entrants(m) for m in counted(matches) if game is None or m.game == game]
     games = sorted({m.game for m in finished})
     if len(games) > 1:
         raise MixedGamesError(f"these matches are of several games ({', '.join(games)}); "

@@ -31,7 +31,17 @@ def bot_line(m: MatchRecord, name: str) -> Wire:
     result = m.result or {}
     seats = [i for i, who in enumerate(m.players) if who == name]
     ranks = result.get("ranks") or []
-    seat = min(seats, key=lambda s: ranks[s] if s < len(ranks) else 99)
+    return seat_line(m, min(seats, key=lambda s: ranks[s] if s < len(ranks) else 99))
+
+
+def seat_lines(m: MatchRecord, name: str) -> list[Wire]:
+    """The figures of every seat ``name`` held in ``m``: a house entrant
+    counts once per seat, as the standings count it."""
+    return [seat_line(m, seat) for seat, who in enumerate(m.players) if who == name]
+
+
+def seat_line(m: MatchRecord, seat: int) -> Wire:
+    result = m.result or {}
 
     def pick(key: str) -> Any:
         values = result.get(key) or []

@@ -53,9 +53,13 @@ def bot_game_section(request: web.Request, name: str, scope: str, game: str,
         f'<tr><td>{match_link(h["match"])}</td><td class="n">{h["mu"]:.2f}</td>'
         f'<td class="n">{h["sigma"]:.2f}</td></tr>' for h in stats["rating_history"][-50:])
     suffix = f"-{game}" if several else ""
+    # A house entrant counts once per seat it held, in the standings as here.
+    held = sum(1 for m in by_id.values() if b["name"] in m.players)
+    count = (str(stats["matches"]) if held in (0, stats["matches"])
+             else f'{stats["matches"]} <small>(seats, in {held} matches)</small>')
     body = f"""
 <dl class="facts">
-<dt>Rank</dt><dd>{num(s.get("rank"))}</dd><dt>Matches</dt><dd>{stats["matches"]}</dd>
+<dt>Rank</dt><dd>{num(s.get("rank"))}</dd><dt>Matches</dt><dd>{count}</dd>
 <dt>{e(figure_name)} per match</dt><dd>{num(per_match)}</dd>
 <dt>Rating</dt><dd>{e(rating_text(s.get("rating"), s.get("rating_mu"), s.get("rating_sigma")))}
 <small>(μ − 3σ, then μ ± σ)</small></dd>

@@ -15,32 +15,20 @@ entrant* per strategy, ``house-<strategy>``, counted once per seat it held
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 from arena.storage.base import BotRecord, MatchRecord, TournamentRecord
 from arena.tournament.plan import house_strategy
 from arena.tournament.schedule import HOUSE_PREFIX
+# One rule for the standings and the pages (arena.tournament.standings).
+from arena.tournament.standings import as_entrants as as_entrants, entrant_of as entrant_of
 
 HOUSE = "house"
 LOCAL = "local"
 REMOTE = "remote"
 
 
-def entrant_of(player: str) -> str:
-    """The entrant a seat name belongs to: ``house-heuristic-3`` ->
-    ``house-heuristic``; every other name is its own entrant."""
-    strategy = house_strategy(player)
-    return player if strategy is None else f"{HOUSE_PREFIX}{strategy}"
-
-
 def is_house_entrant(name: str) -> bool:
     return name.startswith(HOUSE_PREFIX) and house_strategy(name) is None
-
-
-def as_entrants(match: MatchRecord) -> MatchRecord:
-    """The match with its seats named by entrant (unchanged if no house seat)."""
-    players = [entrant_of(p) for p in match.players]
-    return match if players == list(match.players) else replace(match, players=players)
 
 
 def local_entrants(tournaments: Iterable[TournamentRecord]) -> set[str]:

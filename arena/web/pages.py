@@ -170,8 +170,8 @@ def _ladders(request: web.Request) -> str:
         f'<div id="standings-{e(g)}" data-partial="/partials/standings?'
         f'{e(urlencode({"scope": LADDER, "game": g}))}">'
         f'{_standings_fragment(request, LADDER, g, several=True)}</div>'
-        f'<p><a href="/matches?{e(urlencode({"game": g}))}">{e(game_title(g))} matches</a>'
-        f'</p></section>' for g in games)
+        f'<p><a href="/matches?{e(urlencode({"game": g}))}">{e(game_title(g))} matches</a> '
+        f'{docs.game_docs_links(g)}</p></section>' for g in games)
     return (f'<section aria-labelledby="h-ladder"><h2 id="h-ladder">Ladders</h2>'
             f'<nav class="games" aria-label="Games"><p>One ladder per game: {nav}</p></nav>'
             f'{sections}</section>')
@@ -191,7 +191,8 @@ async def tournament(request: web.Request) -> web.Response:
 <div data-live-channels="tournament:{e(tid)}">
 <h1>Tournament {e(t["name"])}</h1>
 <p id="live-status" class="live-status" role="status" aria-live="polite"></p>
-<dl class="facts"><dt>Id</dt><dd>{e(tid)}</dd><dt>Game</dt><dd>{e(t["game"])}</dd>
+<dl class="facts"><dt>Id</dt><dd>{e(tid)}</dd>
+<dt>Game</dt><dd>{e(t["game"])} {docs.game_docs_links(game)}</dd>
 <dt>Status</dt><dd><span class="status {e(t["status"])}">{e(t["status"])}</span></dd>
 <dt>Created</dt><dd>{when(t["created_at"])}</dd>
 <dt>Finished</dt><dd>{when(t["finished_at"])}</dd>{_rounds_fact(p)}</dl>
@@ -328,7 +329,7 @@ async def match(request: web.Request) -> web.Response:
         scripts = ("common.js", view.replay_script)
     main = f"""
 <h1>Match {e(m["id"])}</h1>
-<dl class="facts"><dt>Game</dt><dd>{e(m["game"])}</dd>
+<dl class="facts"><dt>Game</dt><dd>{e(m["game"])} {docs.game_docs_links(str(m["game"]))}</dd>
 <dt>Status</dt><dd>{status}</dd>
 <dt>Where</dt><dd>{where}</dd><dt>Started</dt><dd>{when(m.get("started_at"))}</dd>
 <dt>Finished</dt><dd>{when(m.get("finished_at"))}</dd></dl>
@@ -382,27 +383,37 @@ async def bot(request: web.Request) -> web.Response:
 
 
 # -- documents ------------------------------------------------------------------
-async def _document(request: web.Request, name: str) -> web.Response:
+async def _document(request: web.Request, document: docs.Document, before: str = "") -> web.Response:
     try:
-        title, body = docs.render_document(name)
+        title, body = docs.render_document(document)
     except docs.DocumentMissingError as err:
         raise ApiError(404, str(err)) from None
-    source = docs.DOCUMENTS[name].path
-    main = (f'<article class="doc">{body}</article>'
-            f'<p class="legend-note">Rendered from <code>{e(source)}</code>.</p>')
+    main = (f'{before}<article class="doc">{body}</article>'
+            f'<p class="legend-note">Rendered from <code>{e(document.path)}</code>.</p>')
     return _html(layout(title, main))
 
 
 @routes.get("/rules")
 async def rules(request: web.Request) -> web.Response:
-    return await _document(request, "rules")
+    """``?game=NAME``: that game's rules; without it, the server's default game's."""
+    game = game_param(request)
+    document = docs.rules_document(game)
+    if document is None:
+        raise ApiError(404, f"the game {game!r} publishes no rules page")
+    links = " · ".join(
+        f'<a href="/rules?{e(urlencode({"game": g}))}"{" aria-current=page" if g == game else ""}>'
+        f'{e(game_title(g))}</a>' for g in known_games() if docs.rules_document(g) is not None)
+    nav = (f'<nav class="games" aria-label="Rules of each game"><p>Rules: {links} · '
+           f'<a href="{e(docs.protocol_url(game))}">the protocol for {e(game_title(game))}</a>'
+           f'</p></nav>')
+    return await _document(request, document, nav)
 
 
 @routes.get("/protocol")
 async def protocol(request: web.Request) -> web.Response:
-    return await _document(request, "protocol")
+    return await _document(request, docs.documents()["protocol"])
 
 
 @routes.get("/docs/api")
 async def api_document(request: web.Request) -> web.Response:
-    return await _document(request, "api")
+    return await _document(request, docs.documents()["api"])

@@ -25,22 +25,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from typing import Any, TypeVar
 
-from arena.storage.base import (
-    BotRecord,
-    MatchRecord,
-    MatchStatus,
-    NotFoundError,
-    ScheduledMatch,
-    Store,
-    StoredEvent,
-    TournamentRecord,
-    TournamentStatus,
-)
+from arena.storage.base import (BotRecord, MatchRecord, MatchStatus, NotFoundError,
+                                ScheduledMatch, Store, StoredEvent, TournamentRecord,
+                                TournamentStatus)
 from arena.web import entrants, series
 from arena.web.limits import ReadPool
 from arena.live import LADDER, LiveHub, public_abort_reason
 from arena.web.live_events import LiveEvents
-from arena.web.bot_figures import bot_line, fault_fields, fault_totals, latency_summary
+from arena.web.bot_figures import bot_line, fault_fields, fault_totals, latency_summary, seat_lines
 from arena.web.scopes import ALL, GameTable, ScopeCache, ScopeTable, is_challenge_id
 from arena.web.tournament_state import tournament_state
 
@@ -347,8 +339,9 @@ class Queries:
         table: GameTable = scope_table.game(game)
         own = [table.matches[i] for i in table.own.get(name, ())]
         per_match = [bot_line(m, name) for m in own]
-        points = [line["points"] or 0 for line in per_match]
-        stars = [line["stars"] for line in per_match if line["stars"] is not None]
+        seats = [line for m in own for line in seat_lines(m, name)]  # once per seat, as the standings
+        points = [line["points"] or 0 for line in seats]
+        stars = [line["stars"] for line in seats if line["stars"] is not None]
         latencies: list[float] = []
         for m in own[-MAX_LATENCY_MATCHES:]:
             full = self.get_match(m.id)  # scope records may omit latency
@@ -361,7 +354,7 @@ class Queries:
             "bot": bot_wire(bot), "scope": scope_table.scope, "game": game,
             "standing": table.by_bot.get(name),
             "rating_history": list(table.histories.get(name, ())),
-            "matches": len(own),
+            "matches": len(seats),
             "points_per_match": round(sum(points) / len(points), 4) if points else None,
             "stars_per_match": round(sum(stars) / len(stars), 4) if stars else None,
             "recent": list(reversed(per_match[-recent:])) if recent else [],

@@ -121,18 +121,22 @@ _SEPARATION = ("vs_next", "vs next", "Is the gap to the next bot significant yet
 
 
 def separation_text(vs_next: Wire | None) -> str:
-    """The ``vs_next`` figure of a standings row (the gap to the row below)."""
+    """The ``vs_next`` figure of a standings row (the gap to the row below):
+    one word in the cell, the test's detail on hover (``title``; the API's
+    ``vs_next`` carries the same figures)."""
     if not vs_next:
         return ""
-    method = e(vs_next.get("method") or "test")
+    method = vs_next.get("method") or "test"
     p = vs_next.get("p_value")
     p_text = f"p = {p:.3g}" if isinstance(p, (int, float)) else "p unknown"
     if vs_next.get("significant"):
-        return f'<span class="sig yes">separated</span> <small>({p_text}, {method})</small>'
+        detail = f"ahead of the next bot: {p_text}, {method}"
+        return f'<span class="sig yes" title="{e(detail)}">separated</span>'
     more = vs_next.get("more_matches")
     hint = (f"; about {int(more)} more matches would likely separate them"
             if isinstance(more, (int, float)) else "")
-    return f'<span class="sig no">not yet</span> <small>({p_text}, {method}{hint})</small>'
+    detail = f"not significantly ahead of the next bot yet: {p_text}, {method}{hint}"
+    return f'<span class="sig no" title="{e(detail)}">not yet</span>'
 
 
 def _row_value(row: Wire, key: str) -> Any:

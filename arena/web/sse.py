@@ -125,6 +125,7 @@ async def _replay(request: web.Request, match_id: str, after: int) -> list[dict[
 async def _pump(request: web.Request, response: web.StreamResponse, sub: Any,
                 sent: dict[str, int]) -> None:
     stopping = asyncio.ensure_future(request.app[STOPPING].wait())
+    getter: asyncio.Future[Any] | None = None
     try:
         while True:
             getter = asyncio.ensure_future(anext(sub))
@@ -148,4 +149,9 @@ async def _pump(request: web.Request, response: web.StreamResponse, sub: Any,
     except ConnectionResetError:
         return  # the viewer left
     finally:
+        # A viewer that leaves cancels this handler inside asyncio.wait, with
+        # the wait for the next message still pending: left alone, it would be
+        # collected pending ("Task was destroyed but it is pending!").
         stopping.cancel()
+        if getter is not None:
+            getter.cancel()

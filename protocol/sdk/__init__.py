@@ -13,7 +13,8 @@ See ``protocol/README.md`` for the protocol itself.
 """
 
 from protocol.sdk.client import BotClient
-from protocol.sdk.matches import BotError, ConnectionLostError, HandshakeError, MatchInfo, PendingRequest
+from protocol.sdk.matches import (BotError, ConnectionLostError, HandshakeError, MatchInfo, PendingRequest,
+                                  ServerUnreachableError)
 from protocol.sdk.runner import BotConfigError, BotSettings, load_strategy, main, resolve_settings, run_bot
 from protocol.sdk.strategy import FallbackReason, Strategy, default_action, is_legal, legal_index
 
@@ -25,6 +26,7 @@ __all__ = [
     "ConnectionLostError",
     "FallbackReason",
     "HandshakeError",
+    "ServerUnreachableError",
     "MatchInfo",
     "PendingRequest",
     "Strategy",

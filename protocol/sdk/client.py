@@ -47,7 +47,7 @@ from protocol.messages import (
     parse_server_message,
 )
 from protocol.sdk.connection import Connection
-from protocol.sdk.matches import ConnectionLostError, HandshakeError, MatchInfo, PendingRequest
+from protocol.sdk.matches import ConnectionLostError, HandshakeError, MatchInfo, PendingRequest, ServerUnreachableError
 from protocol.sdk.reveals import DealChecks
 from protocol.sdk.strategy import (
     FALLBACK_FIELD,
@@ -115,6 +115,7 @@ class BotClient:
         people: bool = False,
         reconnect: bool = True,
         max_reconnect_attempts: int = 10,
+        first_connect_attempts: int = 3,  # before the first welcome: then ServerUnreachableError
         backoff_initial_s: float = 0.1,
         backoff_max_s: float = 5.0,
         safety_margin_s: float = 0.1,
@@ -136,7 +137,7 @@ class BotClient:
         self.ladder = ladder  # hello.ladder: the hosted ladder may seat this bot
         self.people = people  # hello.people: a person's table may seat this bot
         self.reconnect = reconnect
-        self.max_reconnect_attempts = max_reconnect_attempts
+        self.max_reconnect_attempts, self.first_connect_attempts = max_reconnect_attempts, first_connect_attempts
         self.backoff_initial_s = backoff_initial_s
         self.backoff_max_s = backoff_max_s
         self.safety_margin_s = safety_margin_s
@@ -178,7 +179,10 @@ class BotClient:
                 try:
                     outcome = await self._session()
                 except (OSError, TimeoutError, FrameError) as exc:
-                    log.warning("connection failed", host=self.host, port=self.port, error=str(exc) or type(exc).__name__)
+                    if not self.connections and failures + 1 >= self.first_connect_attempts:
+                        raise ServerUnreachableError(self.host, self.port, exc) from None
+                    if self.connections:  # before any welcome: quiet, the raise above says it all
+                        log.warning("connection failed", host=self.host, port=self.port, error=str(exc) or type(exc).__name__)
                     outcome = _Outcome.DROPPED
                 if self._last_session_welcomed:
                     failures = 0  # the backoff restarts after every good connection
@@ -189,12 +193,12 @@ class BotClient:
                     raise ConnectionLostError(f"lost the connection to {self.host}:{self.port}")
                 failures += 1
                 if failures > self.max_reconnect_attempts:
-                    raise ConnectionLostError(
-                        f"gave up on {self.host}:{self.port} after {self.max_reconnect_attempts} reconnect attempts"
-                    )
+                    raise ConnectionLostError(f"gave up on {self.host}:{self.port} after "
+                                              f"{self.max_reconnect_attempts} reconnect attempts")
                 delay = min(self.backoff_max_s, self.backoff_initial_s * 2 ** (failures - 1))
                 delay *= random.uniform(0.5, 1.0)  # jitter: a restarted server is not hit by every bot at once
-                log.info("reconnecting", attempt=failures, delay_s=round(delay, 3))
+                if self.connections:
+                    log.info("reconnecting", attempt=failures, delay_s=round(delay, 3))
                 await asyncio.sleep(delay)
         finally:
             if self._executor is not None:

@@ -5,6 +5,7 @@
     BotError                 what BotClient.run raises
     ├── HandshakeError       the server refused the hello
     └── ConnectionLostError  the connection dropped for good
+        └── ServerUnreachableError  no arena answered before the first welcome
 """
 
 from __future__ import annotations
@@ -30,6 +31,17 @@ class HandshakeError(BotError):
 
 class ConnectionLostError(BotError):
     """The connection dropped and reconnecting is off or kept failing."""
+
+
+class ServerUnreachableError(ConnectionLostError):
+    """No arena answered at the address before the bot was ever welcomed:
+    nearly always a wrong port or a server not started, so the client stops
+    after a few quick tries instead of retrying for half a minute."""
+
+    def __init__(self, host: str, port: int, cause: BaseException) -> None:
+        super().__init__(
+            f"cannot reach the arena at {host}:{port} ({str(cause) or type(cause).__name__}): "
+            "is it running, and is that its bot port? (--host/--port, ARENA_HOST/ARENA_PORT)")
 
 
 @dataclass

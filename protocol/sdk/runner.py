@@ -135,7 +135,9 @@ def run_bot(
     ``fallbacks``, for instance). Ctrl-C leaves cleanly. A setting that is
     missing or unusable ends the process with one line on stderr and exit
     code 2 (catch :class:`BotConfigError` by calling :func:`resolve_settings`
-    yourself to handle it differently).
+    yourself to handle it differently); a server that refuses the hello (a
+    wrong token), cannot be reached or is lost for good ends it with one line
+    and exit code 1 (:class:`BotClient` raises them instead).
     """
     try:
         settings = resolve_settings(
@@ -159,6 +161,11 @@ def run_bot(
         asyncio.run(_run_until_terminated(client))
     except KeyboardInterrupt:
         log.info("interrupted; left the arena")
+    except BotError as exc:
+        # The message says what to fix; a traceback through asyncio would
+        # bury it under two dozen lines of the SDK's insides.
+        sys.stderr.write(f"error: {exc}\n")
+        raise SystemExit(1) from None
     if client.fallbacks:
         log.warning("the SDK answered for the strategy", fallbacks=client.fallbacks,
                     reasons={str(k): v for k, v in client.fallback_counts.items()})

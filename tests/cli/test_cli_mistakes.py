@@ -3,6 +3,8 @@ and exit code 2; a traceback only with ``--debug``."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from arena.cli import main
@@ -131,3 +133,14 @@ def test_a_match_player_whose_script_does_not_exist(capsys, tmp_path, monkeypatc
     assert main(["match", "me=python nosuch.py"]) == 2
     line = one_line_error(capsys)
     assert "'me'" in line and "'nosuch.py'" in line and "does not exist" in line
+
+
+def test_a_tournament_file_mistake_points_to_its_reference(capsys, server_args, tmp_path):
+    path = tmp_path / "val.toml"
+    path.write_text('name = "x"\nparallel = "lots"\n[[entrant]]\nname = "a"\ncommand = ["python", "b.py"]\n')
+    assert main(["tournament", str(path), *server_args]) == 2
+    line = one_line_error(capsys)
+    reference = line.rsplit("see ", 1)[1].split()[-1].rstrip(")")
+    assert reference == "docs/tournaments.md"
+    root = Path(__file__).resolve().parents[2]
+    assert "[[entrant]]" in (root / reference).read_text()

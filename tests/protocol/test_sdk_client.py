@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from protocol import Encoding, Error, ErrorCode, Event, Limits, MatchEnd, MatchStart, Request, commitment
-from protocol.sdk import BotClient, ConnectionLostError, HandshakeError
+from protocol.sdk import BotClient, ConnectionLostError, HandshakeError, ServerUnreachableError
 from protocol.testing import ScriptedServer
 
 STATE = {"round": 0, "hand": 0, "seat": 1, "cards": ["7H", "AS"]}
@@ -208,9 +208,20 @@ async def test_without_reconnect_a_drop_is_an_error():
 
 async def test_reconnecting_gives_up_after_the_attempts_are_spent():
     async with ScriptedServer() as server:
-        port = server.port
-    client = BotClient("127.0.0.1", port, "tok", None, first_legal, max_reconnect_attempts=2, backoff_initial_s=0.01)
+        task = asyncio.create_task(client_for(server, max_reconnect_attempts=2).run())
+        conn = await server.accept()
+        await conn.handshake()
+    # The server is gone after a welcome: the client retries, then gives up.
     with pytest.raises(ConnectionLostError, match="2 reconnect attempts"):
+        await asyncio.wait_for(task, 5)
+
+
+async def test_a_server_never_reached_stops_the_bot_after_a_few_quick_tries():
+    async with ScriptedServer() as server:
+        port = server.port
+    client = BotClient("127.0.0.1", port, "tok", None, first_legal, max_reconnect_attempts=10,
+                       backoff_initial_s=0.01)
+    with pytest.raises(ServerUnreachableError, match=f"cannot reach the arena at 127.0.0.1:{port}"):
         await asyncio.wait_for(client.run(), 5)
 
 

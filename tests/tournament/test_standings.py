@@ -144,7 +144,21 @@ def test_house_bots_can_be_left_out_and_ranks_renumbered():
     rows = compute_standings([m], include_house=False, house=["robot"])
     assert [(r.rank, r.bot) for r in rows] == [(1, "bob"), (2, "ann")]
     everyone = compute_standings([m])
-    assert [r.bot for r in everyone][:2] == ["house-heuristic-1", "bob"]
+    assert [r.bot for r in everyone][:2] == ["house-heuristic", "bob"]
+
+
+def test_house_seats_are_one_entrant_counted_once_per_seat():
+    # The arena numbers its house seats so a match never names one bot twice;
+    # they are one player: the table, the export and the web count them alike.
+    players = ["ann", "house-heuristic-1", "bob", "house-heuristic-2", "house-random-3"]
+    m1 = finished("m1", players, [0, 3, 1, 1, 0], [9, 0, 4, 4, 8], [4, 1, 2, 2, 4], at=1)
+    m2 = finished("m2", players, [1, 0, 2, 2, 0], [5, 9, 1, 1, 9], [3, 4, 1, 1, 4], at=2)
+    rows = by_bot(compute_standings([m1, m2]))
+    assert sorted(rows) == ["ann", "bob", "house-heuristic", "house-random"]
+    house = rows["house-heuristic"]
+    assert (house.matches, house.stars, house.score_sum) == (4, 6, 14)
+    assert house.stars_per_match == 1.5
+    assert [h[0] for h in rating_history([m1, m2], "house-heuristic")] == ["m1", "m2"]
 
 
 def test_bootstrap_interval_degenerate_cases():

@@ -59,7 +59,7 @@ def test_documents_are_found_from_an_installed_copy(tmp_path: Path) -> None:
     share = tmp_path / "share" / "muushig-arena"
     (share / "seeds").mkdir(parents=True)
     (share / "seeds" / "muushig.md").write_text("# Rules\n")
-    assert docs.find_document("rules", roots=(tmp_path / "nothing", share)) == \
+    assert docs.find_document("rules-muushig", roots=(tmp_path / "nothing", share)) == \
         share / "seeds" / "muushig.md"
 
 

@@ -68,6 +68,10 @@ SPEC = GameSpec(
         },
         # How the web's match page draws a match of this game (arena.web.pages).
         "web": {
+            # The rules page (/rules?game=NAME renders this file) and where
+            # the protocol page describes this game's messages.
+            "rules": "seeds/muushig.md",
+            "protocol": "/protocol",
             "replay_script": "replay.js",
             "result_columns": [["ranks", "Place"], ["stars", "★"], ["sums", "Score sum"]],
         },

@@ -58,6 +58,10 @@ SPEC = GameSpec(
         },
         # How the web's match page draws a match of this game (arena.web.pages).
         "web": {
+            # The rules page (/rules?game=NAME renders this file) and where
+            # the protocol page describes this game's messages.
+            "rules": "seeds/thirteen.md",
+            "protocol": "/protocol#8-the-thirteen-card-game",
             "replay_script": "replay_thirteen.js",
             "result_columns": [["ranks", "Place"], ["totals", "Points"]],
         },
