@@ -58,29 +58,43 @@ async def play_on_workers(arena: Any, config: TournamentConfig, record: Any, *, 
                       init_extra=init)
     await bridge.start()
     loop = asyncio.get_running_loop()
+    # Ctrl-C is ours from before the workers start: a worker may play its
+    # first match while another is still starting, and a signal then must
+    # stop the run in order, not end the process with KeyboardInterrupt.
+    current = asyncio.current_task()
+    assert current is not None
+    interrupted = stopping = False
+
+    def interrupt() -> None:
+        nonlocal interrupted
+        if not interrupted and not stopping:  # once, and never into the workers' stop
+            current.cancel()
+        interrupted = True
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, interrupt)
     try:
         try:
-            await pool.start()
-        except WorkerStartError as exc:
-            print(f"arena tournament: {exc}", file=sys.stderr)
-            return None
-        log.info("tournament_on_workers", tournament=tid, workers=workers)
-        waiting = asyncio.create_task(pool.all_done.wait())
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, waiting.cancel)
-        interrupted = False
-        try:
+            try:
+                await pool.start()
+            except WorkerStartError as exc:
+                print(f"arena tournament: {exc}", file=sys.stderr)
+                return None
+            log.info("tournament_on_workers", tournament=tid, workers=workers)
             with display:
                 follower = asyncio.create_task(_follow(server, store, tid, display))
                 try:
-                    await waiting
+                    await pool.all_done.wait()
                 finally:
                     follower.cancel()
                     await asyncio.gather(follower, return_exceptions=True)
                 await _report(server, store, tid, display)
         except asyncio.CancelledError:
-            interrupted = True
+            if not interrupted:
+                raise
+            current.uncancel()
     finally:
+        stopping = True
         await pool.stop()
         await bridge.stop()
     status = (await server.writer.read(store.get_tournament, tid)).status

@@ -32,20 +32,8 @@ import structlog
 from protocol.codec import Encoding
 from protocol.deals import deal_key
 from protocol.errors import ErrorCode, FrameError, MessageError, UnknownTypeError
-from protocol.messages import (
-    PROTOCOL_VERSION,
-    Action,
-    Bye,
-    Error,
-    Event,
-    Hello,
-    MatchEnd,
-    MatchStart,
-    Request,
-    Reveal,
-    Welcome,
-    parse_server_message,
-)
+from protocol.messages import (PROTOCOL_VERSION, Action, Bye, Error, Event, Hello, MatchEnd,
+                               MatchStart, Request, Reveal, Welcome, parse_server_message)
 from protocol.sdk.connection import Connection
 from protocol.sdk.matches import ConnectionLostError, HandshakeError, MatchInfo, PendingRequest, ServerUnreachableError
 from protocol.sdk.reveals import DealChecks

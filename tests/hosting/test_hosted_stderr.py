@@ -36,6 +36,7 @@ async def test_a_hosted_bots_stderr_is_kept_past_match_end(arena: Arena) -> None
     for name in ("alpha", "beta"):
         version = await submit_and_build(arena.versions, name, BOT, "bot.py")
         assert version.status is BuildStatus.READY, arena.versions.build_log(name, 1)
+    await arena.validate("alpha", "beta")  # the ladder seats a version once it passed
     ladder = Ladder(arena.server, arena.hosted,
                     settings=LadderSettings(interval_s=0.05, max_tables=1, claim_timeout_s=15))
     task = ladder.start_one()

@@ -19,23 +19,22 @@ from arena.storage.base import MatchStatus
 from arena.tournament.config import load_config
 from arena.tournament.runner import tournament_id
 
-from .nodes import ROOT, Node, assert_each_slot_once, free_port, stop_all, write_tournament
+from .nodes import ROOT, Node, assert_each_slot_once, stop_all, write_tournament
 
 AHEAD_S = 45
 
 
 def _node(config, url: str, name: str, folder, *, ahead_s: int = 0) -> Node:
-    port = free_port()
     log_path = folder / f"{name}.log"
     prefix = ["faketime", "-f", f"+{ahead_s}s"] if ahead_s else []
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     with open(log_path, "wb") as out:
         proc = subprocess.Popen(
             [*prefix, sys.executable, "-m", "arena.cli", "tournament", str(config), "--db",
-             url, "--node", name, "--lease", "2", "--port", "0", "--http-port", str(port),
+             url, "--node", name, "--lease", "2", "--port", "0", "--http-port", "0",
              "--no-keep-serving"], stdout=out, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL, env=env, cwd=folder, start_new_session=True)
-    return Node(name=name, proc=proc, http_port=port, log_path=log_path)
+    return Node(name=name, proc=proc, log_path=log_path)
 
 
 @pytest.mark.skipif(shutil.which("faketime") is None,
