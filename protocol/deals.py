@@ -186,7 +186,8 @@ def keyed_shuffle(key: bytes, table: str, label: Mapping[str, Any], items: list[
         while True:
             if pos + size > len(buf):  # the stream is longer the more is asked of it
                 buf = shake.digest(2 * len(buf))
-            j = int.from_bytes(buf[pos:pos + size], "big") >> shift
+            # One byte for a deck of up to 256 cards: read it without a slice.
+            j = (buf[pos] if size == 1 else int.from_bytes(buf[pos:pos + size], "big")) >> shift
             pos += size
             if j <= i:
                 break

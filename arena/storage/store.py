@@ -34,6 +34,7 @@ from arena.storage.base import (
     Wire,
 )
 from arena.storage.connections import Database
+from arena.storage.blocks import number_json
 from arena.storage.events import EventLog, dumps, status_of
 from arena.storage.key_table import DealKeyTable
 from arena.storage.presence import PresenceTable
@@ -196,7 +197,7 @@ class SqlStore(EventLog, SlotQueue, DealKeyTable, PresenceTable, Store):
                 "UPDATE matches SET status = ?, finished_at = ?, result = ?, reveal = ?,"
                 " faults = ?, latency_ms = ? WHERE id = ?",
                 (MatchStatus.FINISHED.value, finished_at, dumps(result), dumps(reveal),
-                 dumps([asdict(f) for f in faults]), dumps(latency_ms), match_id))
+                 dumps([asdict(f) for f in faults]), number_json(latency_ms).decode("ascii"), match_id))
             if slot is not None:
                 db.execute("UPDATE schedule SET match_id = ?, lease_node = NULL,"
                            " lease_until = NULL WHERE tournament_id = ? AND slot = ?",
