@@ -112,6 +112,7 @@ class Queries:
         self.reads = reads or ReadPool(4, 64)
         self.scopes = ScopeCache(store, self.reads.run, refresh_s=standings_refresh_s,
                                  clock=clock)
+        self.scopes.on_refreshed = hub.standings_changed
         self._details: collections.OrderedDict[str, Wire] = collections.OrderedDict()
         self.live_events = LiveEvents(store, hub, self.run, catch_up=catch_up)
         self._bot_stats: collections.OrderedDict[tuple[Any, ...], Wire] = \

@@ -282,6 +282,11 @@ class ScopeCache:
         self._versions = itertools.count(1)  # next() is atomic: threads share it
         self._next_start = 0.0  # clock(): no refresh of any scope before this
         self.computations = 0
+        # Scopes some page was given an older table of: when their fresh
+        # table is kept, on_refreshed(scope) tells the pages to fetch again
+        # (a page served the old table has no other reason to ask).
+        self._owed: set[str] = set()
+        self.on_refreshed: Callable[[str], None] | None = None
 
     def cooldown_s(self, table: ScopeTable) -> float:
         return max(self.refresh_s, COST_FACTOR * table.took_s)
@@ -304,15 +309,20 @@ class ScopeCache:
                 # Several views of one scope (a ladder per game) ask at once:
                 # the later ones wait a moment for the table the first started.
                 try:
-                    return await asyncio.wait_for(asyncio.shield(running), MAX_WAIT_S)
+                    fresh = await asyncio.wait_for(asyncio.shield(running), MAX_WAIT_S)
                 except Exception:  # timed out, or the refresh failed (its callback logs it)
+                    self._owed.add(scope)
                     return table
+                if fresh.key == key:
+                    return fresh
+                continue  # it was computed from older data than this request saw
             wait = 0.0 if table is None else max(
                 table.done_at + self.cooldown_s(table), self._next_start) - self._clock()
             if wait <= 0:
                 return await asyncio.shield(self._start(scope))
             if wait > MAX_WAIT_S:
                 self._refresh_later(scope, wait)
+                self._owed.add(scope)
                 return table  # type: ignore[return-value]
             await asyncio.sleep(wait)
 
@@ -341,6 +351,9 @@ class ScopeCache:
                 self._next_start = max(self._next_start,
                                        table.done_at + COST_FACTOR * table.took_s)
                 self._keep(table)
+                if scope in self._owed and self.on_refreshed is not None:
+                    self._owed.discard(scope)
+                    self.on_refreshed(scope)
             else:
                 log.warning("standings_refresh_failed", scope=scope, error=str(exc))
 
