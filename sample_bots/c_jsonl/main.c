@@ -230,7 +230,7 @@ static session_end run_session(const options *o) {
     sb_json_string(&hello, o->name, strlen(o->name));
     if (o->max_matches > 0) {
         /* The server says bye after that many (those left after a reconnect). */
-        char count[32];
+        char count[48];  /* ",\"max_matches\":" and any long */
         long left = o->max_matches - matches_done;
         snprintf(count, sizeof count, ",\"max_matches\":%ld", left > 0 ? left : 1);
         sb_puts(&hello, count);
