@@ -24,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations, combinations_with_replacement
 from math import comb, prod
+from typing import Callable
 
 from arena.games.thirteen.cards import HAND_SIZE
 from arena.games.thirteen.evaluator import (
@@ -161,6 +162,38 @@ def _other(wheel: Wheel) -> Wheel:
     return "second_highest" if wheel == "lowest" else "lowest"
 
 
+@dataclass(frozen=True, slots=True)
+class _Search:
+    """What both searches start from: the sorted hand, each row's strength
+    of every card subset, the objective's value of every front and middle,
+    and the best front plus the best middle (the bound that ends a search)."""
+
+    hand: tuple[int, ...]
+    s5: list[int]
+    s3: list[int]
+    seg: Callable[[int, int], float]
+    front_v: list[float]
+    mid_v: list[float]
+    bound: float
+
+
+def _search(hand: tuple[int, ...] | list[int], wheel: Wheel,
+            mid_full_house_bonus: int) -> _Search:
+    hand = tuple(sorted(hand))
+    if len(hand) != HAND_SIZE or len(set(hand)) != HAND_SIZE:
+        raise ValueError(f"a hand is {HAND_SIZE} distinct cards, not {hand!r}")
+    s5, s3 = _strengths(hand, wheel)
+    seg = objective_for(wheel, mid_full_house_bonus).segment
+    front_v = [0.0] * (FULL + 1)
+    mid_v = [0.0] * (FULL + 1)
+    for m in THREES:
+        front_v[m] = seg(0, s3[m])
+    for m in FIVES:
+        mid_v[m] = seg(1, s5[m])
+    bound = max(mid_v[m] for m in FIVES) + max(front_v[m] for m in THREES)
+    return _Search(hand, s5, s3, seg, front_v, mid_v, bound)
+
+
 def best_arrangement(
     hand: tuple[int, ...] | list[int],
     wheel: Wheel = "lowest",
@@ -174,23 +207,13 @@ def best_arrangement(
     keep only splits unfouled under both values (the flag only matters when
     middle and back are both straights); if there is none, the best split
     under ``wheel``."""
-    hand = tuple(sorted(hand))
-    if len(hand) != HAND_SIZE or len(set(hand)) != HAND_SIZE:
-        raise ValueError(f"a hand is {HAND_SIZE} distinct cards, not {hand!r}")
-    s5, s3 = _strengths(hand, wheel)
+    search = _search(hand, wheel, mid_full_house_bonus)
+    hand, s5, s3, seg = search.hand, search.s5, search.s3, search.seg
+    front_v, mid_v, bound = search.front_v, search.mid_v, search.bound
     alt5 = _strengths(hand, _other(wheel))[0] if any_wheel else None
-    obj = objective_for(wheel, mid_full_house_bonus)
-    seg = obj.segment
-    front_v = [0.0] * (FULL + 1)
-    mid_v = [0.0] * (FULL + 1)
-    for m in THREES:
-        front_v[m] = seg(0, s3[m])
-    for m in FIVES:
-        mid_v[m] = seg(1, s5[m])
     best = -1e9
     best_split = (0, 0)
     middles = _MIDDLES
-    bound = max(mid_v[m] for m in FIVES) + max(front_v[m] for m in THREES)
     # Strongest backs first: a back's value only grows with its strength, so
     # once even the best middle and front cannot catch up, no later back can.
     for b in sorted(FIVES, key=s5.__getitem__, reverse=True):
@@ -260,18 +283,9 @@ def ranked_arrangements(
     index into it)."""
     if k < 1:
         raise ValueError(f"k must be at least 1, not {k!r}")
-    hand = tuple(sorted(hand))
-    if len(hand) != HAND_SIZE or len(set(hand)) != HAND_SIZE:
-        raise ValueError(f"a hand is {HAND_SIZE} distinct cards, not {hand!r}")
-    s5, s3 = _strengths(hand, wheel)
-    seg = objective_for(wheel, mid_full_house_bonus).segment
-    front_v = [0.0] * (FULL + 1)
-    mid_v = [0.0] * (FULL + 1)
-    for m in THREES:
-        front_v[m] = seg(0, s3[m])
-    for m in FIVES:
-        mid_v[m] = seg(1, s5[m])
-    bound = max(mid_v[m] for m in FIVES) + max(front_v[m] for m in THREES)
+    search = _search(hand, wheel, mid_full_house_bonus)
+    hand, s5, s3, seg = search.hand, search.s5, search.s3, search.seg
+    front_v, mid_v, bound = search.front_v, search.mid_v, search.bound
     # Min-heap of (total, -order, middle, back): its head is the weakest kept,
     # and among equal totals the one found last.
     kept: list[tuple[float, int, int, int]] = []
