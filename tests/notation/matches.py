@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from arena.games import get_game
@@ -17,12 +18,16 @@ from arena.web.queries import Queries
 from protocol.codec import Encoding
 
 
-# The stored records of each session ``play`` made, by the session's id().
-RECORDS: dict[int, list[str]] = {}
+@dataclass(frozen=True)
+class PlayedMatch:
+    """A finished session and the records it handed over for storage."""
+
+    session: MatchSession
+    records: list[str]
 
 
 def play(game: str, rules: dict[str, Any] | None, seed: int, *, silent_seat: bool = False
-         ) -> MatchSession:
+         ) -> PlayedMatch:
     """A finished match of house bots of every kind, drawn by ``seed``; with
     ``silent_seat`` seat 0 answers its first request, then never again (its
     timeouts and autopilot are recorded as the server records them)."""
@@ -38,8 +43,7 @@ def play(game: str, rules: dict[str, Any] | None, seed: int, *, silent_seat: boo
                            limits=TimeLimits(1000, 0, 2),
                            encodings=[Encoding.JSONL if silent_seat and i == 0 else None
                                       for i in range(engine.n_seats)])
-    # Kept beside the session: a compiled MatchSession takes no new attributes.
-    kept = RECORDS[id(session)] = []
+    kept: list[str] = []
     now = 0.0
 
     def drain() -> None:
@@ -64,13 +68,14 @@ def play(game: str, rules: dict[str, Any] | None, seed: int, *, silent_seat: boo
         session.deadline(now)
         drain()
     assert session.result is not None and session.reveal is not None
-    return session
+    return PlayedMatch(session, kept)
 
 
-def store_match(store: Store, session: MatchSession, *, match_id: str | None = None,
+def store_match(store: Store, played: PlayedMatch, *, match_id: str | None = None,
                 tournament_id: str | None = None, seed: str | None = None,
                 finished_at: float | None = None, game: str | None = None) -> str:
     """Store a played session as the server does; returns the match id."""
+    session = played.session
     match_id = match_id or session.match_id
     at = finished_at or time.time()
     engine = session.engine
@@ -79,7 +84,7 @@ def store_match(store: Store, session: MatchSession, *, match_id: str | None = N
         rules=engine.rules, limits={"decision_ms": 1000, "bank_ms": 0},
         status=MatchStatus.RUNNING, started_at=at - 10, tournament_id=tournament_id,
         seed=seed))
-    records = RECORDS[id(session)]
+    records = played.records
     store.append_events(match_id, [StoredEvent(i, at - 5, json.loads(t))
                                    for i, t in enumerate(records)])
     store.finish_match(match_id, result=session.result, reveal=session.reveal,

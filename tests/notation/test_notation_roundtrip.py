@@ -43,8 +43,8 @@ SETTINGS = settings(max_examples=25, deadline=None, derandomize=True, phases=[Ph
 
 
 def _notation_and_log(store, game: str, rules: dict, seed: int, silent: bool):
-    session = play(game, rules, seed, silent_seat=silent)
-    match_id = store_match(store, session, match_id=f"m-{game}-{seed}-{len(store.list_matches())}")
+    played = play(game, rules, seed, silent_seat=silent)
+    match_id = store_match(store, played, match_id=f"m-{game}-{seed}-{len(store.list_matches())}")
     d = detail(store, match_id)
     return notation_of(d), [e["data"] for e in d["events"]], d["match"]["result"]
 
