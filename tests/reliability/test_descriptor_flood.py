@@ -16,25 +16,22 @@ import asyncio
 import contextlib
 import json
 import os
-import re
 import resource
-import select
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 from typing import AsyncIterator, Iterator
 
 import pytest
 
+from tests.reliability.serving import served_ports
 from tests.server.rawbot import RawBot
 
 DESCRIPTORS = 256
 FLOOD = 400
 FLOOD_FROM = "127.0.0.2"  # all of 127.0.0.0/8 is loopback on Linux
-_READY = re.compile(r"bots connect to [\d.]+:(\d+), web on http://[\d.]+:(\d+)/")
 
 
 def _few_descriptors() -> None:
@@ -52,15 +49,7 @@ def served(tmp_path: Path) -> Iterator[tuple[int, int, Path]]:
             stdout=subprocess.PIPE, stderr=log, start_new_session=True,
             preexec_fn=_few_descriptors)
         try:
-            assert proc.stdout is not None
-            deadline = time.monotonic() + 60
-            ports = None
-            while ports is None and time.monotonic() < deadline and proc.poll() is None:
-                if select.select([proc.stdout], [], [], 0.2)[0]:
-                    match = _READY.search(proc.stdout.readline().decode())
-                    if match:
-                        ports = int(match.group(1)), int(match.group(2))
-            assert ports is not None, log_path.read_text()
+            ports = served_ports(proc, log_path)
             yield ports[0], ports[1], log_path
         finally:
             with contextlib.suppress(ProcessLookupError):

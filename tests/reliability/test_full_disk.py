@@ -21,8 +21,6 @@ import asyncio
 import contextlib
 import json
 import os
-import re
-import select
 import shutil
 import signal
 import subprocess
@@ -35,10 +33,10 @@ from typing import Iterator
 
 import pytest
 
+from tests.reliability.serving import served_ports
 from tests.server.rawbot import RawBot
 
 SIZE = "8m"
-_READY = re.compile(r"bots connect to [\d.]+:(\d+), web on http://[\d.]+:(\d+)/")
 _MOUNT = 'mount -t tmpfs -o size={size} tmpfs "$0" && exec "$@"'
 
 
@@ -67,15 +65,7 @@ def served_on_small_disk(tmp_path: Path) -> Iterator[tuple[int, int, Path, Path]
              "--rule", "max_hands=2", "--decision-ms", "3000"],
             stdout=subprocess.PIPE, stderr=log, start_new_session=True)
         try:
-            assert proc.stdout is not None
-            deadline = time.monotonic() + 60
-            ports = None
-            while ports is None and time.monotonic() < deadline and proc.poll() is None:
-                if select.select([proc.stdout], [], [], 0.2)[0]:
-                    match = _READY.search(proc.stdout.readline().decode())
-                    if match:
-                        ports = int(match.group(1)), int(match.group(2))
-            assert ports is not None, log_path.read_text()
+            ports = served_ports(proc, log_path)
             # The server's own view of its tmpfs (after exec, proc.pid is the server).
             yield ports[0], ports[1], Path(f"/proc/{proc.pid}/root") / disk.relative_to("/"), \
                 log_path
