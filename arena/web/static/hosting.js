@@ -15,13 +15,17 @@
     const listing = await fetch(`/api/bots/${encodeURIComponent(bot)}/versions`, { headers });
     const body = await listing.json();
     if (!listing.ok) { out.append(text("p", body.error || listing.statusText)); return; }
+    // Every version is fetched before any is shown, so the owner (and a test)
+    // never reads a half-filled list.
+    const boxes = [];
     for (const v of body.versions.slice().reverse()) {
       const box = document.createElement("section");
       box.append(text("h3", `v${v.version}: ${v.status}` + (v.reason ? ` — ${v.reason}` : "")));
       box.append(text("p", `files: ${(v.files || []).join(", ")}`));
       const log = await fetch(`/api/bots/${encodeURIComponent(bot)}/versions/${v.version}/log`, { headers });
       box.append(text("pre", log.ok ? await log.text() || "(the build printed nothing)" : "no log"));
-      out.append(box);
+      boxes.push(box);
     }
+    out.replaceChildren(...boxes);
   });
 })();
