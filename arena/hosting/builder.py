@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +15,8 @@ from arena.hosting.archive import ArchiveLimits, unpack_submission
 from arena.hosting.errors import ArchiveError, BuildError, HostingError
 from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap
 from arena.hosting.presets import BotRecipe, interpreter_command, recipe_for
-from arena.hosting.sandbox import Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts
+from arena.hosting.sandbox import (Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts,
+                                   sandbox_python)
 from arena.hosting.start_check import START_CHECK_SECONDS, check_start
 from arena.hosting.uids import POOL
 from arena.hosting.workspace import BuildDisk, clear_leftover
@@ -150,7 +150,7 @@ async def _run_step(work: Path, recipe: BotRecipe, step: list[str], log_file: Bi
     ``LOG_CAP_BYTES``."""
     log_file.write(f"$ {' '.join(step)}\n".encode())
     log_file.flush()
-    capped = [sys.executable, "-I", "/arena/relay.py", "--build",
+    capped = [sandbox_python(), "-I", "/arena/relay.py", "--build",
               "--log-cap", str(LOG_CAP_BYTES), "--"]
     spec = SandboxSpec(command=[*capped, *interpreter_command(step)], app_dir=work,
                        app_writable=True,

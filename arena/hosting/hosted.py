@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,8 @@ from arena.hosting.presets import interpreter_command
 from arena.hosting.errors import HostingError
 from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap, prune_stderr
 from arena.hosting.run_socket import Listener, RunSocket
-from arena.hosting.sandbox import Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts
+from arena.hosting.sandbox import (Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts,
+                                   sandbox_python)
 from arena.hosting.versions import BotVersion, BuildStatus, VersionStore
 
 log = structlog.get_logger("arena.hosting")
@@ -59,7 +59,7 @@ class HostedRun:
 
 def sandbox_spec(version: BotVersion, app: Path, socket_path: Path, token: str,
                  limits: SandboxLimits) -> SandboxSpec:
-    relay = [sys.executable, "-I", "/arena/relay.py", "--port", str(INSIDE_PORT),
+    relay = [sandbox_python(), "-I", "/arena/relay.py", "--port", str(INSIDE_PORT),
              "--to", INSIDE_SOCKET, "--log-cap", str(LOG_CAP_BYTES), "--"]
     return SandboxSpec(
         command=[*relay, *interpreter_command(version.run)], app_dir=app,

@@ -17,7 +17,6 @@ preset guesses::
 from __future__ import annotations
 
 import shlex
-import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,9 +39,11 @@ class BotRecipe:
 
 def interpreter_command(command: list[str]) -> list[str]:
     """``python``/``python3`` mean the arena's interpreter (it has the SDK's
-    dependencies); the same rule as for local bots."""
+    dependencies), as the sandbox names it; the same rule as for local bots."""
     if command and command[0] in ("python", "python3"):
-        return [sys.executable, *command[1:]]
+        from arena.hosting.sandbox import sandbox_python
+
+        return [sandbox_python(), *command[1:]]
     return list(command)
 
 

@@ -1,7 +1,9 @@
 """The sandbox a hosted bot builds and plays in: bubblewrap plus limits.
 
-Inside: the system read-only (``/usr``, ``/etc`` and the merged ``/bin``
-``/lib`` links), the bot's own files at ``/bot`` (read-only when playing), a
+Inside: the system read-only (``/usr`` and the merged ``/bin`` ``/lib``
+links; of ``/etc`` only what a runtime reads, see ``rootfs``), the arena's
+Python at a neutral path, the bot's own files at ``/bot`` (read-only when
+playing), a
 small private tmpfs at ``/tmp`` that is also ``$HOME``, fresh PID, IPC, UTS
 and network namespaces (only its own loopback: no route anywhere, the arena
 included, except the one Unix socket the arena hands it), a user id of its
@@ -30,6 +32,7 @@ import structlog
 
 from arena.hosting.cgroups import SandboxCgroup, default_hosted_cpus
 from arena.hosting.errors import SandboxError
+from arena.hosting.rootfs import PYTHON_PREFIX, etc_binds, etc_files, localtime_args, python_runtime
 from arena.hosting.syscalls import filter_fd
 from arena.hosting.uids import POOL, UidLease
 
@@ -79,56 +82,74 @@ def bwrap_path() -> str:
 
 
 def python_mounts() -> list[Mount]:
-    """The arena's interpreter and the SDK, for Python bots (read-only)."""
-    import protocol
-
-    mounts = []
-    for prefix in {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}:
-        if not prefix.startswith("/usr"):
-            mounts.append(Mount(Path(prefix), prefix))
-    sdk = Path(protocol.__file__).resolve().parent
-    mounts.append(Mount(sdk, "/arena/lib/protocol"))
-    return mounts
+    """The arena's interpreter (at /arena/python unless it is the system's)
+    and the SDK with its packages at /arena/lib, read-only, for Python bots."""
+    return [Mount(m.source, m.target) for m in python_runtime().mounts]
 
 
-def _system_args() -> list[str]:
-    args = ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+def sandbox_python() -> str:
+    """The arena's interpreter as a sandbox names it (with ``python_mounts``)."""
+    return python_runtime().executable
+
+
+def _dirs(target: str, made: set[str]) -> list[str]:
+    """Make the parents of a mount point walkable: directories bubblewrap
+    makes for mount points are private to root, and the bot's user id must
+    be able to walk through them."""
+    args: list[str] = []
+    for parent in reversed(Path(target).parents[:-1]):
+        if str(parent) not in made:
+            made.add(str(parent))
+            args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
+def _system_args(made: set[str]) -> list[str]:
+    args = ["--ro-bind", "/usr", "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         top = Path("/") / name
         if top.is_symlink():
             args += ["--symlink", os.readlink(top), str(top)]
         elif top.is_dir():
             args += ["--ro-bind", str(top), str(top)]
+    # Not the host's /etc (its accounts, host name, keys, service
+    # configuration): the few files a runtime reads, the rest written for
+    # the sandbox (``data_fds``).
+    for mount in etc_binds():
+        args += [*_dirs(mount.target, made), "--ro-bind", str(mount.source), mount.target]
+    args += [*_dirs("/etc/localtime", made), *localtime_args()]
     return args
 
 
-def bwrap_argv(spec: SandboxSpec, uid: int, seccomp_fd: int | None = None) -> list[str]:
+def bwrap_argv(spec: SandboxSpec, uid: int, seccomp_fd: int | None = None,
+               data_fds: dict[str, int] | None = None) -> list[str]:
     """The bubblewrap command line for ``spec`` (pure: easy to inspect in tests);
-    ``seccomp_fd`` is where bubblewrap reads the syscall filter from."""
+    ``seccomp_fd`` is where bubblewrap reads the syscall filter from,
+    ``data_fds`` where it reads the files written for the sandbox (by path
+    inside: ``etc_files``)."""
     limits = spec.limits
+    made: set[str] = set()
     # bubblewrap runs as root (it can then mount sources the bot's user id
     # could not reach) and ``setpriv`` drops to the sandbox's own user id,
     # with no capabilities and no way to gain any, before the bot starts.
     argv = [bwrap_path(), "--unshare-ipc", "--unshare-pid", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session",
-            "--hostname", "bot", *_system_args(), "--proc", "/proc", "--dev", "/dev",
+            "--hostname", "bot", *_system_args(made), "--proc", "/proc", "--dev", "/dev",
             "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
             "--unshare-net"]  # always: builds too (no hosted code sees the host's network)
+    for target, fd in sorted((data_fds or {}).items()):
+        argv += [*_dirs(target, made), "--perms", "0644", "--ro-bind-data", str(fd), target]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
     argv += ["--bind" if spec.app_writable else "--ro-bind", str(spec.app_dir), "/bot"]
-    # Directories bubblewrap makes for mount points are private to root;
-    # the bot's user id must be able to walk through them.
-    made: set[str] = set()
     for mount in spec.mounts:
-        for parent in reversed(Path(mount.target).parents[:-1]):
-            if str(parent) not in made:
-                made.add(str(parent))
-                argv += ["--perms", "0755", "--dir", str(parent)]
+        argv += _dirs(mount.target, made)
         argv += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
-           "LANG": "C.UTF-8", "PYTHONPATH": "/arena/lib", "PYTHONDONTWRITEBYTECODE": "1",
-           **spec.env}
+           "LANG": "C.UTF-8", "PYTHONPATH": "/arena/lib", "PYTHONDONTWRITEBYTECODE": "1"}
+    if any(mount.target == PYTHON_PREFIX for mount in spec.mounts):
+        env.update(python_runtime().env)  # what the mounted interpreter needs to start
+    env.update(spec.env)
     argv.append("--clearenv")
     for key, value in env.items():
         argv += ["--setenv", key, value]
@@ -136,6 +157,14 @@ def bwrap_argv(spec: SandboxSpec, uid: int, seccomp_fd: int | None = None) -> li
              "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all",
              "--", *spec.command]
     return argv
+
+
+def _data_fd(data: bytes) -> int:
+    """An anonymous in-memory file holding ``data``, read from its start."""
+    fd = os.memfd_create("arena-sandbox", 0)  # not inherited unless passed
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _child_setup(procs_files: list[str], limits: SandboxLimits, limit_data: bool) -> None:
@@ -185,8 +214,17 @@ class Sandbox:
         if os.geteuid() != 0:
             raise SandboxError("the sandbox needs the arena to run as root (it gives each bot "
                                "a user id of its own)")
-        seccomp_fd = filter_fd()
-        argv = bwrap_argv(self.spec, self.uid, seccomp_fd)
+        fds = [filter_fd()]
+        data_fds = {path: _data_fd(data) for path, data in etc_files(self.uid).items()}
+        fds += data_fds.values()
+        argv = bwrap_argv(self.spec, self.uid, fds[0], data_fds)
+        # bubblewrap reads its options from a descriptor (``--args``): its
+        # command line, which every process in the sandbox can read as
+        # /proc/1/cmdline, then names no host path, only the command that
+        # runs inside (which must stay on the command line).
+        split = argv.index("--")
+        fds.append(_data_fd(b"".join(arg.encode() + b"\0" for arg in argv[1:split])))
+        argv = [argv[0], "--args", str(fds[-1]), *argv[split:]]
         limits = self.spec.limits
         cgroups = self._cgroups = SandboxCgroup(self.name, limits.memory_bytes, limits.processes,
                                                 limits.cpu_share, limits.hosted_cpus)
@@ -197,9 +235,10 @@ class Sandbox:
                 *argv, stdin=asyncio.subprocess.DEVNULL,
                 stdout=self._stderr or asyncio.subprocess.DEVNULL,
                 stderr=self._stderr or asyncio.subprocess.DEVNULL,
-                preexec_fn=lambda: _child_setup(procs, limits, limit_data), pass_fds=(seccomp_fd,))
+                preexec_fn=lambda: _child_setup(procs, limits, limit_data), pass_fds=fds)
         finally:
-            os.close(seccomp_fd)
+            for fd in fds:
+                os.close(fd)
         log.info("sandbox_started", pid=self.process.pid, uid=self.uid, command=self.spec.command[:3])
 
     async def wait(self, timeout_s: float | None = None) -> int:

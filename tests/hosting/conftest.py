@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -11,7 +10,8 @@ from typing import Any, AsyncIterator
 import pytest
 
 from arena.hosting.hosted import HostedBots
-from arena.hosting.sandbox import Sandbox, SandboxLimits, SandboxSpec, python_mounts
+from arena.hosting.sandbox import (Sandbox, SandboxLimits, SandboxSpec, python_mounts,
+                                   sandbox_python)
 from arena.hosting.versions import VersionStore
 from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer, PlayerSpec
@@ -48,7 +48,7 @@ async def run_in_sandbox(app: Path, script: str, *, limits: SandboxLimits = Sand
     app.mkdir(parents=True, exist_ok=True)
     (app / "probe.py").write_text(script)
     log = app.parent / f"{app.name}.log"
-    spec = SandboxSpec(command=[sys.executable, "/bot/probe.py"], app_dir=app,
+    spec = SandboxSpec(command=[sandbox_python(), "/bot/probe.py"], app_dir=app,
                        mounts=[*python_mounts(), *mounts], limits=limits)
     with open(log, "wb") as out:
         sandbox = Sandbox(spec, stderr=out.fileno())

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from arena.hosting import cgroups
-from arena.hosting.sandbox import Sandbox, SandboxLimits, SandboxSpec, python_mounts
+from arena.hosting.sandbox import (Sandbox, SandboxLimits, SandboxSpec, python_mounts,
+                                   sandbox_python)
 from tests.hosting.conftest import needs_sandbox
 
 pytestmark = needs_sandbox
@@ -42,7 +43,7 @@ async def test_spinning_hosted_bots_run_under_the_parents_cpu_cap(tmp_path: Path
     app.mkdir()
     (app / "spin.py").write_text(SPIN)
     limits = SandboxLimits(hosted_cpus=1.0)
-    spinners = [Sandbox(SandboxSpec(command=[sys.executable, "/bot/spin.py"], app_dir=app,
+    spinners = [Sandbox(SandboxSpec(command=[sandbox_python(), "/bot/spin.py"], app_dir=app,
                                     mounts=python_mounts(), limits=limits)) for _ in range(3)]
     try:
         for sandbox in spinners:
@@ -82,7 +83,7 @@ def test_cgroups_of_a_sigkilled_arena_are_removed_at_the_next_start(tmp_path: Pa
         import asyncio, sys
         from arena.hosting.sandbox import Sandbox, SandboxSpec, python_mounts
         async def main():
-            sandbox = Sandbox(SandboxSpec(command=[sys.executable, "/bot/sleep.py"],
+            sandbox = Sandbox(SandboxSpec(command=[sandbox_python(), "/bot/sleep.py"],
                                           app_dir={str(app)!r}, mounts=python_mounts()))
             await sandbox.start()
             print("sandbox", sandbox.name, flush=True)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import arena.hosting.cgroups as cgroups_module
-from arena.hosting.sandbox import Sandbox, SandboxLimits, SandboxSpec, python_mounts
+from arena.hosting.sandbox import (Sandbox, SandboxLimits, SandboxSpec, python_mounts,
+                                   sandbox_python)
 from tests.hosting.conftest import needs_sandbox
 
 pytestmark = needs_sandbox
@@ -80,5 +80,5 @@ async def test_without_cgroups_memory_is_still_bounded(tmp_path: Path, no_cgroup
     app = tmp_path / "app"
     app.mkdir()
     (app / "eat.py").write_text("buffer = bytearray(1 << 30)\nprint('ate 1 GiB')\n")
-    code, out = await run(app, [sys.executable, "/bot/eat.py"])
+    code, out = await run(app, [sandbox_python(), "/bot/eat.py"])
     assert code != 0 and "MemoryError" in out and "ate" not in out, out

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.hosting.sandbox import Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts
+from arena.hosting.sandbox import (Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts,
+                                   sandbox_python)
 from tests.hosting.conftest import needs_sandbox, run_in_sandbox
 
 pytestmark = needs_sandbox
@@ -70,9 +71,8 @@ async def test_one_bot_cannot_reach_another(tmp_path: Path) -> None:
         s = socket.socket(); s.bind(("127.0.0.1", 9999)); s.listen(); print("listening", flush=True)
         time.sleep(30)
     """))
-    import sys
 
-    other = Sandbox(SandboxSpec(command=[sys.executable, "/bot/probe.py"], app_dir=server_app,
+    other = Sandbox(SandboxSpec(command=[sandbox_python(), "/bot/probe.py"], app_dir=server_app,
                                 mounts=python_mounts()))
     await other.start()
     try:
@@ -182,9 +182,8 @@ async def test_a_spinning_bot_is_killed_when_stopped(tmp_path: Path) -> None:
     app = tmp_path / "app"
     app.mkdir()
     (app / "probe.py").write_text("import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True: pass\n")
-    import sys
 
-    sandbox = Sandbox(SandboxSpec(command=[sys.executable, "/bot/probe.py"], app_dir=app,
+    sandbox = Sandbox(SandboxSpec(command=[sandbox_python(), "/bot/probe.py"], app_dir=app,
                                   mounts=python_mounts(), limits=SandboxLimits(cpu_share=0.5)))
     await sandbox.start()
     await asyncio.sleep(1.0)

@@ -1,0 +1,127 @@
+"""A hosted bot learns nothing of the host's layout: not the accounts and
+files of the host's /etc, not where the arena, its interpreter or the bot's
+own files live on the host. The bots here look, as a curious stranger would:
+they list and read /etc, read every command line they can see (their own,
+their parent's, the sandbox's first process), resolve the interpreter and
+print what Python says of its own install."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import arena
+from arena.hosting.builder import submit_and_build
+from arena.hosting.versions import BuildStatus
+from tests.hosting.conftest import Arena, needs_sandbox
+
+pytestmark = needs_sandbox
+
+# What a runtime needs of /etc, and nothing more (see arena/hosting/sandbox.py).
+ALLOWED_ETC = {"alternatives", "group", "hosts", "java-17-openjdk", "ld.so.cache", "ld.so.conf",
+               "ld.so.conf.d", "localtime", "nsswitch.conf", "passwd", "ssl"}
+
+PROBE = r'''
+import os, sys
+def show(label, value):
+    print("PROBE", label, repr(value), file=sys.stderr, flush=True)
+show("etc", sorted(os.listdir("/etc")))
+for name in ("shadow", "gshadow", "sudoers", "hostname", "machine-id", "ssh", "passwd", "group"):
+    path = "/etc/" + name
+    try:
+        show(path, open(path).read() if os.path.isfile(path) else os.listdir(path))
+    except OSError as exc:
+        show(path, "unreadable %d" % exc.errno)
+show("executable", sys.executable)
+show("realpath", os.path.realpath(sys.executable))
+show("prefixes", (sys.prefix, sys.base_prefix, sys.exec_prefix))
+show("path", sys.path)
+show("environ", dict(os.environ))
+show("cwd", os.getcwd())
+for pid in sorted({"self", str(os.getppid()), "1", *[p for p in os.listdir("/proc") if p.isdigit()]}):
+    try:
+        show("cmdline " + pid, open("/proc/%s/cmdline" % pid, "rb").read().replace(b"\0", b" "))
+    except OSError as exc:
+        show("cmdline " + pid, "unreadable %d" % exc.errno)
+    try:
+        show("exe " + pid, os.readlink("/proc/%s/exe" % pid))
+    except OSError as exc:
+        show("exe " + pid, "unreadable %d" % exc.errno)
+'''
+
+BOT = (PROBE + "\nfrom protocol.sdk import run_bot\nrun_bot(lambda phase, legal, state: legal[0])\n").encode()
+
+
+def host_paths(arena_: Arena) -> list[str]:
+    """Paths of this host a sandboxed program must not be able to name."""
+    return sorted({str(Path(sys.prefix)), os.path.realpath(sys.base_prefix),
+                   os.path.realpath(sys.executable), str(Path(arena.__file__).resolve().parents[1]),
+                   str(arena_.versions.root.resolve()), str(arena_.hosted.socket_dir.resolve()),
+                   tempfile.gettempdir() + "/arena-", "/root/", "/root'", "/work"})
+
+
+def probed(text: str) -> dict[str, str]:
+    """The probe's lines by label (``cmdline 1`` and ``exe 1`` have two words)."""
+    found = {}
+    for line in text.splitlines():
+        if not line.startswith("PROBE "):
+            continue
+        words = 3 if line.startswith(("PROBE cmdline ", "PROBE exe ")) else 2
+        parts = line.split(" ", words)
+        if len(parts) == words + 1:
+            found[" ".join(parts[1:words])] = parts[words]
+    return found
+
+
+def assert_no_host_paths(text: str, arena_: Arena) -> None:
+    leaks = [path for path in host_paths(arena_) if path in text]
+    assert not leaks, (leaks, text)
+
+
+def assert_minimal_etc(found: dict[str, str]) -> None:
+    listed = set(eval(found["etc"]))  # a repr of a list of names
+    assert listed <= ALLOWED_ETC, sorted(listed - ALLOWED_ETC)
+    for secret in ("shadow", "gshadow", "sudoers", "hostname", "machine-id", "ssh"):
+        assert "unreadable 2" in found[f"/etc/{secret}"], found[f"/etc/{secret}"]
+    # The accounts are the sandbox's own: root and the bot, none of the host's.
+    users = [line.split(":")[0] for line in eval(found["/etc/passwd"]).splitlines()]
+    assert users == ["root", "bot"], users
+
+
+async def test_a_playing_bot_sees_no_host_paths_and_only_a_minimal_etc(arena: Arena) -> None:
+    version = await submit_and_build(arena.versions, "curious", BOT, "bot.py")
+    assert version.status is BuildStatus.READY, arena.versions.build_log("curious", 1)
+    outcome = await arena.play("curious")
+    assert outcome.aborted is None
+    # Played outside the ladder, the run's stderr keeps the run's own name.
+    logs = list((arena.versions.version_dir("curious", 1) / "stderr").glob("run-*.log"))
+    assert len(logs) == 1, logs
+    text = logs[0].read_text()
+    found = probed(text)
+    assert "cmdline 1" in found and "executable" in found, text
+    assert_no_host_paths(text, arena)
+    assert_minimal_etc(found)
+    assert eval(found["executable"]).startswith("/arena/"), found["executable"]
+
+
+async def test_a_build_sees_no_host_paths_and_only_a_minimal_etc(arena: Arena) -> None:
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in (("bot.py", BOT), ("probe.py", PROBE.encode()),
+                           ("arena-bot.toml", b'lang = "python"\nbuild = "python3 probe.py"\n')):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    version = await submit_and_build(arena.versions, "builder", buffer.getvalue(), "bot.tar.gz")
+    text = arena.versions.build_log("builder", 1)
+    assert version.status is BuildStatus.READY, text
+    found = probed(text)
+    assert "cmdline 1" in found, text
+    # The build log names the build command; only what the probe printed counts.
+    assert_no_host_paths("\n".join(l for l in text.splitlines() if l.startswith("PROBE")), arena)
+    assert_minimal_etc(found)
