@@ -98,7 +98,8 @@ class Ladder:
     ``server`` is an :class:`~arena.server.server.ArenaServer`
     (``play_match``, ``seats_for``, ``writer``); ``ratings()`` returns the
     current ladder ratings ``{(game, bot): (mu, sigma)}`` and runs on
-    the store's thread.
+    the store's thread (the service passes a :class:`~.ratings.LadderRatings`,
+    which reads only the matches that finished since its last call).
     """
 
     def __init__(self, server: Any, hosted: HostedBots, *, settings: LadderSettings = LadderSettings(),

@@ -15,6 +15,7 @@ from arena.hosting.builder import recover_unfinished
 from arena.hosting.cgroups import remove_stale
 from arena.hosting.hosted import HostedBots
 from arena.hosting.ladder import Ladder, LadderSettings
+from arena.hosting.ratings import LadderRatings, full_ladder_ratings
 from arena.hosting.versions import VersionStore
 
 log = structlog.get_logger("arena.hosting")
@@ -28,16 +29,9 @@ def hosting_root(db: str) -> Path:
 
 
 def ladder_ratings(store: Any) -> dict[tuple[str, str], tuple[float, float]]:
-    """Current ladder ratings by (game, bot): matches outside tournaments,
-    each game its own ladder."""
-    from arena.storage.base import MatchStatus
-    from arena.tournament.standings import standings_by_game
-
-    matches = [m for m in store.list_matches(status=MatchStatus.FINISHED, limit=100_000)
-               if m.tournament_id is None]
-    return {(game, row.bot): (row.rating_mu, row.rating_sigma)
-            for game, rows in standings_by_game(matches, bootstrap_samples=0).items()
-            for row in rows}
+    """Current ladder ratings by (game, bot), from every stored match (the
+    ladder itself reads them incrementally: ``LadderRatings``)."""
+    return full_ladder_ratings(store)
 
 
 class HostedService:
@@ -70,7 +64,7 @@ class HostedService:
         if self.ladder_settings is not None:
             store = self.server.store
             self.ladder = Ladder(self.server, self.hosted, settings=self.ladder_settings,
-                                 ratings=lambda: ladder_ratings(store))
+                                 ratings=LadderRatings(store))
             self._task = asyncio.get_running_loop().create_task(self.ladder.run())
         log.info("hosting_started", root=str(self.versions.root), ladder=self.ladder is not None)
 

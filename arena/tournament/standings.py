@@ -281,6 +281,19 @@ def standings_by_game(matches: Iterable[MatchRecord], **options: Any) -> dict[st
     return {g: compute_standings(matches, game=g, **options) for g in games_of(matches)}
 
 
+def fold_ratings(matches: Iterable[MatchRecord],
+                 ratings: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """Per game, each entrant's rating after the finished ``matches`` (taken
+    in finishing order), continuing from ``ratings``: the same updates as
+    :func:`compute_standings`, so folding matches in batches ends where one
+    pass over them all does. ``ratings`` is not changed."""
+    model = PlackettLuce()
+    out = {game: dict(by_bot) for game, by_bot in (ratings or {}).items()}
+    for match in counted(matches):
+        _rate(model, out.setdefault(match.game, {}), as_entrants(match))
+    return out
+
+
 def _check_row_fields(spec: RankingSpec) -> None:
     for name in spec.row_fields():
         if name not in OPTIONAL_FIELDS:

@@ -6,6 +6,8 @@ import random
 import statistics
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
 from arena.storage.base import MatchRecord, MatchStatus, SeatFaults
@@ -13,6 +15,7 @@ from arena.tournament.standings import (
     StandingRow,
     bootstrap_interval,
     compute_standings,
+    fold_ratings,
     rating_history,
 )
 
@@ -212,3 +215,21 @@ def test_standings_are_deterministic_and_serialisable():
     for row in a:
         assert StandingRow.from_dict(row.to_dict()) == row
         assert row.stars_ci_low <= row.stars_per_match <= row.stars_ci_high
+
+
+@given(st.integers(min_value=0, max_value=12), st.randoms(use_true_random=False))
+@settings(max_examples=30, deadline=None)
+def test_folding_ratings_in_two_batches_ends_where_one_pass_does(split: int, rng) -> None:
+    bots = [f"b{i}" for i in range(7)]
+    matches = []
+    for i in range(12):
+        players = rng.sample(bots, 5)
+        ranks = rng.sample(range(1, 6), 5)
+        matches.append(finished(f"m{i:02d}", players, [0] * 5, [0] * 5, ranks, at=100.0 + i))
+    one = fold_ratings(matches)
+    two = fold_ratings(matches[split:], fold_ratings(matches[:split]))
+    flat = {(g, b): (r.mu, r.sigma) for g, rs in one.items() for b, r in rs.items()}
+    assert flat == {(g, b): (r.mu, r.sigma) for g, rs in two.items() for b, r in rs.items()}
+    rows = compute_standings(matches, bootstrap_samples=0)
+    assert {r.bot: (r.rating_mu, r.rating_sigma) for r in rows} == \
+        {b: v for (_, b), v in flat.items()}
