@@ -30,7 +30,7 @@ from pathlib import Path
 
 import structlog
 
-from arena.hosting.cgroups import SandboxCgroup, default_hosted_cpus
+from arena.hosting.cgroups import CgroupTree, SandboxCgroup, default_hosted_cpus
 from arena.hosting.errors import SandboxError
 from arena.hosting.rootfs import PYTHON_PREFIX, etc_binds, etc_files, localtime_args, python_runtime
 from arena.hosting.syscalls import filter_fd
@@ -195,9 +195,10 @@ class Sandbox:
     """A running sandboxed process; ``stop()`` kills its whole tree."""
 
     def __init__(self, spec: SandboxSpec, *, stderr: int | None = None,
-                 uid: int | None = None) -> None:
+                 uid: int | None = None, cgroups: CgroupTree | None = None) -> None:
         """``uid``: one the caller leased (a build keeps one over its steps);
-        by default the sandbox leases its own, unique on this machine."""
+        by default the sandbox leases its own, unique on this machine.
+        ``cgroups``: the hierarchy its cgroups are made in (the machine's)."""
         self.spec = spec
         self._lease: UidLease | None = None if uid is not None else POOL.lease()
         self.uid = uid if uid is not None else self._lease.uid  # type: ignore[union-attr]
@@ -205,6 +206,7 @@ class Sandbox:
         self._stderr = stderr
         self.process: asyncio.subprocess.Process | None = None
         self._cgroups: SandboxCgroup | None = None
+        self._tree = cgroups
 
     @property
     def pid(self) -> int | None:
@@ -227,7 +229,7 @@ class Sandbox:
         argv = [argv[0], "--args", str(fds[-1]), *argv[split:]]
         limits = self.spec.limits
         cgroups = self._cgroups = SandboxCgroup(self.name, limits.memory_bytes, limits.processes,
-                                                limits.cpu_share, limits.hosted_cpus)
+                                                limits.cpu_share, limits.hosted_cpus, self._tree)
         procs = cgroups.procs_files()
         limit_data = not cgroups.limits_memory
         try:

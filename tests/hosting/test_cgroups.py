@@ -81,7 +81,7 @@ def test_cgroups_of_a_sigkilled_arena_are_removed_at_the_next_start(tmp_path: Pa
     (app / "sleep.py").write_text("import time\ntime.sleep(3600)\n")
     script = textwrap.dedent(f"""
         import asyncio, sys
-        from arena.hosting.sandbox import Sandbox, SandboxSpec, python_mounts
+        from arena.hosting.sandbox import Sandbox, SandboxSpec, python_mounts, sandbox_python
         async def main():
             sandbox = Sandbox(SandboxSpec(command=[sandbox_python(), "/bot/sleep.py"],
                                           app_dir={str(app)!r}, mounts=python_mounts()))
