@@ -25,12 +25,14 @@ from pettingzoo.utils import wrappers
 
 from arena.envs.aec import ArenaAEC
 from arena.envs.muushig_codec import MuushigCodec
+from arena.envs.muushig_face import MuushigFace
 
 
 def raw_env(*, seed: int | None = None, opponents: Mapping[int, str] | None = None,
             render_mode: str | None = None, **rules: Any) -> ArenaAEC:
     """The environment without PettingZoo's checking wrappers."""
-    return ArenaAEC("muushig", MuushigCodec, rules, seed=seed, opponents=opponents, render_mode=render_mode)
+    return ArenaAEC("muushig", MuushigCodec, rules, seed=seed, opponents=opponents, render_mode=render_mode,
+                    face=MuushigFace)
 
 
 def env(*, seed: int | None = None, opponents: Mapping[int, str] | None = None,
