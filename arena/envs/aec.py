@@ -265,15 +265,18 @@ class ArenaAEC(AECEnv):
 
     def _select_next(self) -> None:
         engine = self._engine()
-        if engine.finished:
+        finished = engine.finished
+        if finished:
             for agent in self.agents:
                 self.terminations[agent] = True
             for agent in self.agents:
                 self.infos[agent] = {"events": self._views(agent)}
         else:
             agent_of = self._agent_of
-            turn = next(agent_of[s] for s in engine.to_act if s in agent_of)  # house bots answered
-            self.agent_selection = turn
+            for seat in engine.to_act:  # house bots have answered: an agent owes one
+                if seat in agent_of:
+                    turn = self.agent_selection = agent_of[seat]
+                    break
             self.infos[turn] = {"events": self._views(turn)}
             log = self._log
             if len(log) > 1024:  # drop what every agent has read
@@ -285,7 +288,7 @@ class ArenaAEC(AECEnv):
                         read[agent] -= done
         if self._rewarded:
             self._accumulate_rewards()
-        if engine.finished:
+        if finished:
             self._deads_step_first()
 
     # -------------------------------------------------------- the API

@@ -84,7 +84,12 @@ class MuushigFace:
         hand, n = e.hand, self.n_seats
         stage = e.stage
         settled = stage >= 2  # TAKE, PLAY, OVER: every status and exchange is final for the hand
-        x[o:o + N_FEATURES] = self._template(e, me, settled)
+        kept = self._templates[me]
+        if (kept is None or kept.hand is not hand or kept.played != len(hand.played)
+                or kept.settled != settled or kept.round != e.round_number):
+            x[o:o + N_FEATURES] = self._template(e, me, settled)
+        else:
+            x[o:o + N_FEATURES] = kept.view
         # What changes between two decisions of the same template.
         for c in mask_cards(hand.hands[me]):
             x[o + c] = 1.0  # _CARDS
