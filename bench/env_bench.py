@@ -15,7 +15,8 @@ Random play over whole matches, one process, CPU time, best of
   (five agents in turn, one fixed observation, as many steps a match as a
   Muushig match): what the AEC API and the random choice cost alone;
 * the Muushig environment again, reading every ``info["events"]`` (the
-  per-seat views are made when first read).
+  per-seat views are made when first read), and as ``muushig.env()`` gives
+  it, inside PettingZoo's order-enforcing wrapper.
 
     python bench/env_bench.py [--matches 200] [--repeat 3]
 """
@@ -168,6 +169,7 @@ def main() -> None:
         ("muushig engine, wire API", muushig_wire, m),
         ("muushig PettingZoo env", lambda k: run_env(muushig.raw_env(), k), m),
         ("muushig env, info events read", lambda k: run_env(muushig.raw_env(), k, read_events=True), m),
+        ("muushig env() (order-enforcing wrapper)", lambda k: run_env(muushig.env(), k), m),
         ("PettingZoo API floor (no-op env)", lambda k: run_env(NoopEnv(), k), m),
         ("thirteen engine, 4 deals, strong", thirteen_engine, max(1, m // 20)),
         ("thirteen PettingZoo env, 4 deals", lambda k: run_env(thirteen.raw_env(deals=4), k), max(1, m // 20)),
@@ -180,10 +182,10 @@ def main() -> None:
     else:
         rows.append(("RLCard UNO (rlcard.make('uno'))", *best_rate(uno, m, r)))
     uno_rate = rows[-1][1] if rows[-1][0].startswith("RLCard") else None
-    print(f"{'':36} {'steps/s':>10} {'matches/s':>10} {'vs UNO':>8}")
+    print(f"{'':40} {'steps/s':>10} {'matches/s':>10} {'vs UNO':>8}")
     for name, steps, per in rows:
         ratio = f"{steps / uno_rate:7.1f}x" if uno_rate else ""
-        print(f"{name:36} {steps:10,.0f} {per:10.1f} {ratio:>8}")
+        print(f"{name:40} {steps:10,.0f} {per:10.1f} {ratio:>8}")
 
 
 if __name__ == "__main__":
