@@ -141,6 +141,12 @@ class SeatEvents(Sequence[dict[str, Any]]):
     def __repr__(self) -> str:
         return repr(self._views())
 
+    def __reduce__(self) -> tuple[type[list[dict[str, Any]]], tuple[list[dict[str, Any]]]]:
+        # Pickled (a vector environment sends infos between processes) or
+        # deep-copied as the plain list of its views: the engine's events
+        # stay behind.
+        return list, (self._views(),)
+
 
 class ArenaAEC(AECEnv):
     """One game's matches, one after another (``reset`` deals a new one)."""

@@ -160,3 +160,15 @@ def test_seat_events_is_a_read_only_sequence_of_one_seats_views():
     assert [e["kind"] for e in events].count("hand_start") == 1
     assert "cards" in next(e for e in events if e["kind"] == "hand_start")  # its own five
     assert events != [] and repr(events).startswith("[{")
+
+
+def test_seat_events_pickle_and_copy_as_the_list_of_views():
+    # A vector environment sends infos to another process.
+    import copy
+    import pickle
+
+    env = muushig.env(seed=2)
+    env.reset()
+    events = env.last()[4]["events"]
+    for moved in (pickle.loads(pickle.dumps(events)), copy.deepcopy(events), copy.copy(events)):
+        assert type(moved) is list and moved == list(events) and moved == events
