@@ -64,7 +64,7 @@ class Rows:
     again (it keeps its block alive, as a slice of any array does).
     """
 
-    __slots__ = ("width", "dtype", "count", "_block", "flat", "_next")
+    __slots__ = ("width", "dtype", "count", "_rows", "flat", "_next")
 
     def __init__(self, width: int, dtype: type[np.generic], count: int = 256) -> None:
         self.width, self.dtype, self.count = width, dtype, count
@@ -74,11 +74,12 @@ class Rows:
         """A new zeroed row and its offset in ``self.flat``."""
         i = self._next
         if i == self.count:
-            self._block = np.zeros((self.count, self.width), dtype=self.dtype)
-            self.flat = self._block.data.cast("B").cast(self._block.dtype.char)
+            block = np.zeros((self.count, self.width), dtype=self.dtype)
+            self.flat = block.data.cast("B").cast(block.dtype.char)
+            self._rows = list(block)  # every row's view at once: cheaper than one by one
             i = 0
         self._next = i + 1
-        return self._block[i], i * self.width
+        return self._rows[i], i * self.width
 
 
 def observation_space(features: int, low: float, high: float, actions: int) -> spaces.Dict:

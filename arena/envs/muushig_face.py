@@ -56,6 +56,7 @@ class MuushigFace:
         n = self.n_seats
         self._templates: list[_Template | None] = [None] * n
         self._rel = [[(seat, (seat - me) % n) for seat in range(n)] for me in range(n)]
+        self._rel_of = [[(seat - me) % n for seat in range(n)] for me in range(n)]
 
     def observe(self, engine: Any, seat: int, acting: bool) -> Observation:
         e: MuushigEngine = engine
@@ -85,11 +86,13 @@ class MuushigFace:
         stage = e.stage
         settled = stage >= 2  # TAKE, PLAY, OVER: every status and exchange is final for the hand
         kept = self._templates[me]
-        if (kept is None or kept.hand is not hand or kept.played != len(hand.played)
-                or kept.settled != settled or kept.round != e.round_number):
-            x[o:o + N_FEATURES] = self._template(e, me, settled)
-        else:
-            x[o:o + N_FEATURES] = kept.view
+        if kept is None or kept.hand is not hand or kept.round != e.round_number:
+            kept = self._template(e, me)
+        if kept.played != len(hand.played):
+            self._tricks_since(e, me, kept)
+        if settled and not kept.settled:
+            self._settle(e, me, kept)
+        x[o:o + N_FEATURES] = kept.view
         # What changes between two decisions of the same template.
         for c in mask_cards(hand.hands[me]):
             x[o + c] = 1.0  # _CARDS
@@ -115,40 +118,47 @@ class MuushigFace:
             x[o + _SCALARS + 2] = 1.0
         return row
 
-    def _template(self, e: MuushigEngine, me: int, settled: bool) -> memoryview:
-        """The features of ``me`` that change only when a trick ends, a hand
-        or a round ends, or every seat has decided and exchanged; kept per
-        seat and brought up to date by what happened since it last asked."""
+    # Per seat, the features that change only when a trick ends, a hand or
+    # a round ends, or every seat has decided and exchanged: kept, and
+    # brought up to date by what happened since the seat last asked.
+    def _template(self, e: MuushigEngine, me: int) -> _Template:
         hand, rounds = e.hand, self.n_rounds
-        kept = self._templates[me]
-        if kept is None or kept.hand is not hand or kept.round != e.round_number:
-            x = array("f", bytes(4 * N_FEATURES))
-            x[_FACE_UP + hand.face_up] = 1.0
-            x[_TRUMP + hand.trump] = 1.0
-            x[_DEALER + (e.dealer - me) % self.n_seats] = 1.0
-            stars = e.stars
-            for seat, rel in self._rel[me]:
-                x[_STARS + rel] = stars[seat] / rounds
-            x[_SCALARS + 3] = min(e.round_number, rounds - 1) / rounds
-            x[_SCALARS + 4] = e.hand_number / self.max_hands
-            kept = self._templates[me] = _Template(hand, e.round_number, x)
+        x = array("f", bytes(4 * N_FEATURES))
+        x[_FACE_UP + hand.face_up] = 1.0
+        x[_TRUMP + hand.trump] = 1.0
+        x[_DEALER + (e.dealer - me) % self.n_seats] = 1.0
+        stars = e.stars
+        for seat, rel in self._rel[me]:
+            x[_STARS + rel] = stars[seat] / rounds
+        x[_SCALARS + 3] = min(e.round_number, rounds - 1) / rounds
+        x[_SCALARS + 4] = e.hand_number / self.max_hands
+        self._scores_and_tricks(e, me, x)
+        kept = self._templates[me] = _Template(hand, e.round_number, x)
+        return kept
+
+    def _tricks_since(self, e: MuushigEngine, me: int, kept: _Template) -> None:
+        """The tricks finished since: their cards; the winner's score and
+        tricks (a trick changes no other seat's), all seats' after the last
+        trick (the muushig bonus)."""
+        x, hand = kept.features, e.hand
+        played, rel, scores, tricks = hand.played, self._rel_of[me], e.scores, hand.tricks
+        for _, cards, winner in played[kept.played:]:
+            for _, c in cards:
+                x[_PLAYED + c] = 1.0
+            x[_SCORES + rel[winner]] = scores[winner] / START_SCORE
+            x[_TRICKS + rel[winner]] = tricks[winner] / HAND_SIZE
+        kept.played = len(played)
+        if kept.played == HAND_SIZE:
             self._scores_and_tricks(e, me, x)
-        x = kept.features
-        played = hand.played
-        if kept.played < len(played):
-            for _, cards, _ in played[kept.played:]:
-                for _, c in cards:
-                    x[_PLAYED + c] = 1.0
-            kept.played = len(played)
-            self._scores_and_tricks(e, me, x)
-        if settled and not kept.settled:
-            status, exchanges = hand.status, hand.exchanges
-            for seat, rel in self._rel[me]:
-                x[_STATUS + 3 * rel + status[seat]] = 1.0
-                done = exchanges[seat]
-                x[_EXCHANGES + rel] = -1.0 if done is None else done / HAND_SIZE
-            kept.settled = True
-        return kept.view
+
+    def _settle(self, e: MuushigEngine, me: int, kept: _Template) -> None:
+        x, hand = kept.features, e.hand
+        status, exchanges = hand.status, hand.exchanges
+        for seat, rel in self._rel[me]:
+            x[_STATUS + 3 * rel + status[seat]] = 1.0
+            done = exchanges[seat]
+            x[_EXCHANGES + rel] = -1.0 if done is None else done / HAND_SIZE
+        kept.settled = True
 
     def _scores_and_tricks(self, e: MuushigEngine, me: int, x: array[float]) -> None:
         scores, tricks = e.scores, e.hand.tricks
