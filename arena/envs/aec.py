@@ -15,7 +15,8 @@ never another seat's hidden cards.
 Where the time of a step goes (bench/README.md has the figures): an
 observation is made only when asked (``observe``, ``last``), once per
 decision, by the game's :class:`SeatFace`; the events are kept once, in
-one log, and each agent's views of them are made at its turn; rewards are
+one log, and an agent's views of them are made when its ``info["events"]``
+is first read (:class:`SeatEvents`); rewards are
 looked at only in the events of the kinds that carry them, and PettingZoo's
 reward bookkeeping runs only in the steps that had one.
 """
