@@ -10,7 +10,13 @@ Random play over whole matches, one process, CPU time, best of
   legal action each step), when ``rlcard`` is installed (``pip install
   rlcard``; the bench extra has it);
 * thirteen: the environment, and its engine with each seat given the
-  ``strong`` arrangement (the search an environment runs per hand).
+  ``strong`` arrangement (the search an environment runs per hand);
+* the floor: the same loop over a PettingZoo environment that does nothing
+  (five agents in turn, one fixed observation, as many steps a match as a
+  Muushig match): what the AEC API and the random choice cost alone;
+* the Muushig environment again, reading every ``info["events"]`` (the
+  per-seat views are made when first read), and as ``muushig.env()`` gives
+  it, inside PettingZoo's order-enforcing wrapper.
 
     python bench/env_bench.py [--matches 200] [--repeat 3]
 """
@@ -27,6 +33,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
+
+from pettingzoo import AECEnv  # noqa: E402
 
 from arena.envs import muushig, thirteen  # noqa: E402
 from arena.games.muushig import MuushigEngine  # noqa: E402
@@ -57,19 +65,59 @@ def muushig_wire(matches: int) -> int:
     return steps
 
 
-def run_env(env: object, matches: int) -> int:
+def run_env(env: object, matches: int, read_events: bool = False) -> int:
     steps = 0
     choice = random.Random(0).choice
     for seed in range(matches):
         env.reset(seed=seed)  # type: ignore[attr-defined]
         for _ in env.agent_iter():  # type: ignore[attr-defined]
-            obs, _, terminated, truncated, _ = env.last()  # type: ignore[attr-defined]
+            obs, _, terminated, truncated, info = env.last()  # type: ignore[attr-defined]
+            if read_events:
+                len(info["events"])
             if terminated or truncated:
                 env.step(None)  # type: ignore[attr-defined]
                 continue
             env.step(int(choice(np.flatnonzero(obs["action_mask"]))))  # type: ignore[attr-defined]
             steps += 1
     return steps
+
+
+class NoopEnv(AECEnv):
+    """Five agents in turn, one fixed observation and mask, ``length`` steps
+    a match: the PettingZoo bookkeeping an environment cannot avoid."""
+
+    metadata = {"name": "noop_v0"}
+
+    def __init__(self, length: int = 1165) -> None:
+        super().__init__()
+        self.possible_agents = [f"player_{i}" for i in range(5)]
+        self.length = length
+        self._obs = {"observation": np.zeros(191, np.float32), "action_mask": np.ones(99, np.int8)}
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+        self._steps = 0
+
+    def observe(self, agent: str) -> dict:
+        return self._obs
+
+    def step(self, action: int | None) -> None:
+        if self.terminations[self.agent_selection]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[self.agent_selection] = 0.0
+        self._steps += 1
+        self.agent_selection = self.agents[self._steps % 5]
+        if self._steps >= self.length:
+            for agent in self.agents:
+                self.terminations[agent] = True
+            self._deads_step_first()
 
 
 def uno(matches: int) -> int:
@@ -120,6 +168,9 @@ def main() -> None:
         ("muushig engine, fast API", muushig_fast, m),
         ("muushig engine, wire API", muushig_wire, m),
         ("muushig PettingZoo env", lambda k: run_env(muushig.raw_env(), k), m),
+        ("muushig env, info events read", lambda k: run_env(muushig.raw_env(), k, read_events=True), m),
+        ("muushig env() (order-enforcing wrapper)", lambda k: run_env(muushig.env(), k), m),
+        ("PettingZoo API floor (no-op env)", lambda k: run_env(NoopEnv(), k), m),
         ("thirteen engine, 4 deals, strong", thirteen_engine, max(1, m // 20)),
         ("thirteen PettingZoo env, 4 deals", lambda k: run_env(thirteen.raw_env(deals=4), k), max(1, m // 20)),
     ]:
@@ -131,10 +182,10 @@ def main() -> None:
     else:
         rows.append(("RLCard UNO (rlcard.make('uno'))", *best_rate(uno, m, r)))
     uno_rate = rows[-1][1] if rows[-1][0].startswith("RLCard") else None
-    print(f"{'':36} {'steps/s':>10} {'matches/s':>10} {'vs UNO':>8}")
+    print(f"{'':40} {'steps/s':>10} {'matches/s':>10} {'vs UNO':>8}")
     for name, steps, per in rows:
         ratio = f"{steps / uno_rate:7.1f}x" if uno_rate else ""
-        print(f"{name:36} {steps:10,.0f} {per:10.1f} {ratio:>8}")
+        print(f"{name:40} {steps:10,.0f} {per:10.1f} {ratio:>8}")
 
 
 if __name__ == "__main__":

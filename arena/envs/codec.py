@@ -45,6 +45,42 @@ class GameCodec(Protocol):
         """Reward per seat that a public event carries, or None."""
         ...
 
+    @property
+    def reward_kinds(self) -> frozenset[str]:
+        """The kinds of the events that carry rewards: the environment asks
+        ``rewards`` of those only."""
+        ...
+
+
+class Rows:
+    """Fresh zeroed rows of ``width`` values, handed out of one block.
+
+    An environment makes two arrays per step (features and mask). One
+    ``np.zeros`` per array and NumPy's item writes cost more than the
+    engine's whole step; a block of rows costs one ``np.zeros`` for
+    ``count`` of them, and a row is filled through a flat ``memoryview``
+    of the block, whose item writes are plain Python stores. Each row is
+    handed out once, so an observation a caller keeps is never written
+    again (it keeps its block alive, as a slice of any array does).
+    """
+
+    __slots__ = ("width", "dtype", "count", "_rows", "flat", "_next")
+
+    def __init__(self, width: int, dtype: type[np.generic], count: int = 256) -> None:
+        self.width, self.dtype, self.count = width, dtype, count
+        self._next = count  # empty: the first take() makes a block
+
+    def take(self) -> tuple[np.ndarray, int]:
+        """A new zeroed row and its offset in ``self.flat``."""
+        i = self._next
+        if i == self.count:
+            block = np.zeros((self.count, self.width), dtype=self.dtype)
+            self.flat = block.data.cast("B").cast(block.dtype.char)
+            self._rows = list(block)  # every row's view at once: cheaper than one by one
+            i = 0
+        self._next = i + 1
+        return self._rows[i], i * self.width
+
 
 def observation_space(features: int, low: float, high: float, actions: int) -> spaces.Dict:
     return spaces.Dict({

@@ -21,21 +21,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pettingzoo.utils import wrappers
-
 from arena.envs.aec import ArenaAEC
+from arena.envs.order import OrderEnforcing
 from arena.envs.muushig_codec import MuushigCodec
+from arena.envs.muushig_face import MuushigFace
 
 
 def raw_env(*, seed: int | None = None, opponents: Mapping[int, str] | None = None,
             render_mode: str | None = None, **rules: Any) -> ArenaAEC:
     """The environment without PettingZoo's checking wrappers."""
-    return ArenaAEC("muushig", MuushigCodec, rules, seed=seed, opponents=opponents, render_mode=render_mode)
+    return ArenaAEC("muushig", MuushigCodec, rules, seed=seed, opponents=opponents, render_mode=render_mode,
+                    face=MuushigFace)
 
 
 def env(*, seed: int | None = None, opponents: Mapping[int, str] | None = None,
         render_mode: str | None = None, **rules: Any) -> Any:
     """A Muushig match per ``reset``; keyword arguments other than these are
     the match's rule options (``max_hands``, ``players``, ...)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(seed=seed, opponents=opponents,
+    return OrderEnforcing(raw_env(seed=seed, opponents=opponents,
                                                   render_mode=render_mode, **rules))

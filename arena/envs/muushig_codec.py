@@ -48,6 +48,8 @@ _PHASE_INDEX = {name: i for i, name in enumerate(PHASES)}
 
 
 class MuushigCodec:
+    reward_kinds = frozenset({"round_end"})
+
     def __init__(self, rules: dict[str, Any] | None = None) -> None:
         opts = MuushigRules.from_dict(rules)
         self.n_seats = opts.players

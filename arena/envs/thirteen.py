@@ -20,9 +20,8 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from pettingzoo.utils import wrappers
-
 from arena.envs.aec import ArenaAEC
+from arena.envs.order import OrderEnforcing
 from arena.envs.thirteen_codec import DEFAULT_CANDIDATES, ThirteenCodec
 
 
@@ -37,5 +36,5 @@ def env(*, seed: int | None = None, opponents: Mapping[int, str] | None = None,
         candidates: int = DEFAULT_CANDIDATES, render_mode: str | None = None, **rules: Any) -> Any:
     """A thirteen match per ``reset``; other keyword arguments are the
     match's rule options (``deals``, ``players``, ``wheel``, ...)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(seed=seed, opponents=opponents, candidates=candidates,
+    return OrderEnforcing(raw_env(seed=seed, opponents=opponents, candidates=candidates,
                                                   render_mode=render_mode, **rules))

@@ -39,6 +39,8 @@ _POINTS_PER_DEAL = 1000
 
 
 class ThirteenCodec:
+    reward_kinds = frozenset({"showdown"})
+
     def __init__(self, rules: dict[str, Any] | None = None, candidates: int = DEFAULT_CANDIDATES) -> None:
         opts = ThirteenRules.from_dict(rules)
         if isinstance(candidates, bool) or not isinstance(candidates, int) or not 1 <= candidates <= 1024:
