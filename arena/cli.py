@@ -174,6 +174,11 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         from arena.tournament.cancel import cancel_command
 
         return cancel_command(args)
+    if args.config == "resume":
+        from arena.storage import require_existing_store
+
+        # Resuming reads the tournament from the store: a typo must not create one.
+        require_existing_store(args.db, hint="check --db (the store the tournament ran on)")
     config = server_config(args, matchmaking=False)
     log_file = tournament_log_file(args, terminal=sys.stdout.isatty())
     if log_file is None:
@@ -191,11 +196,11 @@ def tournament_log_file(args: argparse.Namespace, *, terminal: bool) -> Path | N
     """Where a tournament's log lines go while its progress bar is shown:
     next to the store (``demo.db`` -> ``demo.log``); None off a terminal or
     when the user asked for debug lines."""
-    from arena.cli_errors import existing_store_path
+    from arena.storage.existing import store_file
 
     if not terminal or getattr(args, "log_level", "info") == "debug":
         return None
-    store = existing_store_path(args.db)
+    store = store_file(args.db)
     return store.with_suffix(".log") if store is not None else Path("arena.log")
 
 

@@ -6,7 +6,7 @@ import argparse
 import contextlib
 from typing import Any
 
-from arena.cli_errors import USAGE_EXIT, CommandFailed, UserError, require_existing_store
+from arena.cli_errors import USAGE_EXIT, CommandFailed, UserError
 from arena.cli_options import add_command, store_location
 from protocol.names import BOT_NAME_RULE, bot_name_problem
 
@@ -34,7 +34,7 @@ def add_bots_parser(sub: Any) -> None:
 
 def run_bots_command(args: argparse.Namespace) -> int:
     from arena.auth import hash_token, new_token
-    from arena.storage import open_store
+    from arena.storage import open_store, require_existing_store
     from arena.storage.base import AlreadyExistsError, NotFoundError
 
     name: str = getattr(args, "name", "")

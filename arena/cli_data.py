@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from arena.cli_errors import CommandFailed, UserError, require_existing_store
+from arena.cli_errors import CommandFailed, UserError
 
 
 def add_data_commands(sub: Any, add: Callable[..., argparse.ArgumentParser]) -> None:
@@ -108,7 +108,7 @@ def _date(text: str | None) -> float | None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from arena.storage import open_store
+    from arena.storage import open_store, require_existing_store
 
     if (args.match is None) == (args.dataset is None):
         raise UserError("give a match id, or --dataset DIR")

@@ -11,8 +11,6 @@ traceback with ``--debug``.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-
 USAGE_EXIT = 2  # the user's mistake: fix the command or the file
 FAILURE_EXIT = 1  # the command ran but failed (a bot crashed, a match aborted)
 INTERNAL_EXIT = 1
@@ -31,6 +29,7 @@ def describe(exc: BaseException, args: argparse.Namespace | None = None) -> str 
     from arena.games import UnknownGameError
     from arena.games.base import RuleConfigError
     from arena.storage.base import StorageError
+    from arena.storage.existing import NoStoreError
     from arena.tournament.config import ConfigError
     from arena.tournament.schedule import ScheduleError
 
@@ -47,6 +46,8 @@ def describe(exc: BaseException, args: argparse.Namespace | None = None) -> str 
         return f"{exc} (rule options are --rule KEY=VALUE)"
     if isinstance(exc, (UnknownGameError, ScheduleError)):
         return str(exc).strip("'\"")
+    if isinstance(exc, NoStoreError):
+        return str(exc)  # it names the location already
     if isinstance(exc, StorageError):
         return f"store {getattr(args, 'db', '')!s}: {exc}".replace("store : ", "store: ")
     if isinstance(exc, FileNotFoundError) and exc.filename:
@@ -57,24 +58,3 @@ def describe(exc: BaseException, args: argparse.Namespace | None = None) -> str 
     if isinstance(exc, OSError) and exc.errno in (98, 48):  # EADDRINUSE (Linux, macOS)
         return f"{exc.strerror}: another process listens on that port (pick another with --port / --http-port, or 0 for any)"
     return None
-
-
-def existing_store_path(location: str) -> Path | None:
-    """The file a store location names, or None when it is not a file
-    (``:memory:``, a non-SQLite URL)."""
-    text = str(location)
-    if text in (":memory:", "sqlite://:memory:", "sqlite:///:memory:"):
-        return None
-    if "://" in text:
-        scheme, _, rest = text.partition("://")
-        if scheme != "sqlite":
-            return None
-        text = rest[1:] if rest.startswith("/") else rest
-    return Path(text)
-
-
-def require_existing_store(location: str, *, hint: str) -> None:
-    """Refuse to open (and thereby create) a store that does not exist."""
-    path = existing_store_path(location)
-    if path is not None and not path.exists():
-        raise UserError(f"no store at {location}: {hint}")

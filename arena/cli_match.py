@@ -16,10 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from arena.cli_errors import CommandFailed, UserError, existing_store_path
+from arena.cli_errors import CommandFailed, UserError
 from arena.cli_options import add_command, server_config, server_options
 from arena.cli_output import format_result, format_result_columns
 from arena.games import game_names
+from arena.storage.existing import store_file
 from protocol.names import bot_name_problem
 
 
@@ -129,7 +130,7 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
     # `arena logs BOT --db FILE` finds it (an in-memory store's folder is
     # temporary: what matters of it is shown when something goes wrong).
     log_dir = bot_log_dir(store)
-    kept = existing_store_path(config.db) is not None
+    kept = store_file(config.db) is not None
     local = LocalBots(log_dir)
     await arena.start()
     try:

@@ -9,9 +9,10 @@ import json
 import sys
 from typing import Any, NoReturn
 
-from arena.cli_errors import USAGE_EXIT, UserError, existing_store_path
+from arena.cli_errors import USAGE_EXIT, UserError
 from arena.cli_output import HelpFormatter
 from arena.options import at_least, port
+from arena.storage.existing import store_file
 
 
 class Parser(argparse.ArgumentParser):
@@ -26,7 +27,7 @@ class Parser(argparse.ArgumentParser):
 def store_location(text: str) -> str:
     """``--db``: an SQLite file whose folder exists (it is not created: a typo
     must not leave folders behind), ``:memory:`` or a PostgreSQL URL."""
-    path = existing_store_path(text)
+    path = store_file(text)
     if path is not None and not path.parent.is_dir():
         raise argparse.ArgumentTypeError(
             f"no folder {str(path.parent)!r} for the store {text!r} (create it first, or fix the path)")

@@ -15,7 +15,9 @@ writer the server uses.
 * :mod:`arena.storage.transfer` -- ``arena db migrate`` and ``arena db copy``;
 * :mod:`arena.storage.writer` -- the writer thread between the loop and a store;
 * :mod:`arena.storage.deal_keys` -- secret deal keys, in files next to the
-  database (never in it).
+  database (never in it);
+* :mod:`arena.storage.existing` -- is there a store at a location, asked
+  without creating one (for commands that must not).
 
 It imports only the bottom layer (games, protocol, :mod:`arena.records`).
 
@@ -30,6 +32,7 @@ Errors::
     ├── PayloadTooLargeError         a notification too big to publish
     ├── CopyMismatchError            ``arena db copy`` did not copy faithfully
     ├── DestinationNotEmptyError     ``arena db copy`` into a used store
+    ├── NoStoreError                 no arena store where a command needs one
     └── KeyringError                 a deal key is missing or does not match
 """
 
@@ -53,12 +56,9 @@ from arena.storage.base import (
     TournamentRecord,
     TournamentStatus,
 )
-
-POSTGRES_SCHEMES = ("postgresql", "postgres")
-
-
-def is_postgres_url(location: str | Path) -> bool:
-    return str(location).partition("://")[0] in POSTGRES_SCHEMES and "://" in str(location)
+from arena.storage.existing import (
+    POSTGRES_SCHEMES, NoStoreError, is_postgres_url, require_existing_store, store_file,
+)
 
 
 NODE_ENV = "ARENA_NODE"
@@ -102,6 +102,7 @@ def open_store(location: str | Path, *, node: str | None = None) -> Store:
 
 __all__ = [
     "AlreadyExistsError", "BotRecord", "MatchRecord", "MatchStatus", "NotFoundError",
-    "ScheduledMatch", "SeatFaults", "SlotTakenError", "StorageError", "Store", "StoredEvent",
-    "TournamentRecord", "TournamentStatus", "is_postgres_url", "open_store",
+    "NoStoreError", "ScheduledMatch", "SeatFaults", "SlotTakenError", "StorageError", "Store",
+    "StoredEvent", "TournamentRecord", "TournamentStatus", "is_postgres_url", "open_store",
+    "require_existing_store", "store_file",
 ]

@@ -110,6 +110,20 @@ def describe(url: str) -> str:
     return f"postgresql://{host}:{port}/{parts.get('dbname') or ''}"
 
 
+def has_arena_schema(url: str) -> bool:
+    """Whether the database at ``url`` holds the arena's tables; it only
+    looks (nothing is created), so a command can refuse an empty database."""
+    if psycopg is None:
+        raise StorageError("the PostgreSQL store needs psycopg 3: "
+                           "pip install 'psycopg[binary,pool]'")
+    try:
+        with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
+            row = conn.execute("SELECT to_regclass('schema_version')").fetchone()
+    except psycopg.Error as exc:
+        raise StorageError(f"cannot reach the database {describe(url)}: {exc}") from exc
+    return row is not None and row[0] is not None
+
+
 class PostgresDatabase(Database):
     """Transactions on one PostgreSQL database (see the module text)."""
 

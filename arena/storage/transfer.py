@@ -34,6 +34,7 @@ import structlog
 from arena.storage import open_store
 from arena.storage.base import StorageError
 from arena.storage.deal_keys import KEYS_DIR, LADDER_FILE, DealKeyring, store_directory
+from arena.storage.existing import NoStoreError, require_existing_store
 from arena.storage.schema import COPIED_TABLES, SCHEMA_VERSION
 from arena.storage.store import SqlStore
 
@@ -230,6 +231,8 @@ def run_db_command(args: argparse.Namespace) -> int:
             if args.src == args.dst:
                 print("arena db copy: source and destination are the same", file=sys.stderr)
                 return 2
+            # The source is read, never made: a typo must not copy an empty store.
+            require_existing_store(args.src, hint="check the source (the store to copy)")
             source = _open(args.src)
             try:
                 destination = _open(args.dst)
@@ -249,6 +252,9 @@ def run_db_command(args: argparse.Namespace) -> int:
             for line in beside.left_behind:
                 print(f"left behind: {line}")
             return 0
+    except NoStoreError as exc:
+        print(f"arena db {args.db_command}: {exc}", file=sys.stderr)
+        return 2
     except StorageError as exc:
         print(f"arena db {args.db_command}: {exc}", file=sys.stderr)
         return 1

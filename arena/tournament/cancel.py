@@ -16,13 +16,15 @@ from arena.storage.presence import TournamentOverError
 
 
 def cancel_command(args: Any) -> int:
-    from arena.storage import open_store
+    from arena.storage import open_store, require_existing_store
 
     if not args.resume_id:
         print("arena tournament: give the tournament id: arena tournament cancel ID --db DB",
               file=sys.stderr)
         return 2
     try:
+        # Cancelling in a store that is not there would create an empty one.
+        require_existing_store(args.db, hint="check --db (the store the tournament runs on)")
         store = open_store(args.db)
     except StorageError as exc:
         print(f"arena tournament: {exc}", file=sys.stderr)

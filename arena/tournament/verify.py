@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Mapping
 
 from arena.games import get_game
@@ -198,17 +197,15 @@ def add_verify_parser(sub: "argparse._SubParsersAction[Any]", add: Any) -> None:
 def run_verify(args: argparse.Namespace) -> int:
     import sys
 
-    from arena.storage import is_postgres_url, open_store
+    from arena.storage import open_store, require_existing_store
     from arena.storage.base import StorageError
 
     if (args.tournament is None) == (args.match is None):
         print("arena verify: give a tournament id or --match MATCH_ID", file=sys.stderr)
         return 2
-    # A file that is not there would be created empty: say so instead.
-    if not is_postgres_url(args.db) and "://" not in args.db and not Path(args.db).exists():
-        print(f"arena verify: no database {args.db}", file=sys.stderr)
-        return 2
     try:
+        # A store that is not there would be created empty: say so instead.
+        require_existing_store(args.db, hint="check --db")
         store = open_store(args.db)
     except StorageError as exc:
         print(f"arena verify: {exc}", file=sys.stderr)

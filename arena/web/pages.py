@@ -20,6 +20,7 @@ from arena.web.errors import ApiError, check_name, int_param
 from arena.web.api import game_param, optional_game, server_game
 from arena.web.bot_page import all_matches_link, bot_game_section, house_note, scope_nav
 from arena.web.hosting_pages import versions_section
+from arena.web.ladder_view import LadderSet, ladder_sections, standings_fragment
 from arena.web.ladders import game_title, known_games, ladder_games
 from arena.web.keys import QUERIES
 from arena.web.memory import memory_section
@@ -65,19 +66,6 @@ def _tournaments_list(items: list[dict[str, Any]]) -> str:
 
 
 # -- fragments ----------------------------------------------------------------
-def _standings_fragment(request: web.Request, scope: str, game: str,
-                        several: bool = False) -> str:
-    """One game's standings in ``scope``; ``several``: the page shows other
-    games' too, so the caption names this one."""
-    caption = "Ladder (matches outside tournaments)" if scope == LADDER else "Standings"
-    if scope == PEOPLE:
-        caption = f"{game_title(game)}: people and the bots they met"
-    elif several:
-        caption = f"{game_title(game)} ladder (matches outside tournaments)" \
-            if scope == LADDER else f"{game_title(game)} standings"
-    return standings_table(request.app[QUERIES].standings(scope, game), caption, scope, game)
-
-
 def _page_game(request: web.Request, scope: str) -> str:
     """The game a standings view of ``scope`` shows: a tournament's own
     game, else ``?game=``, else the server's default game."""
@@ -92,7 +80,7 @@ async def standings_partial(request: web.Request) -> web.Response:
     if scope not in (LADDER, ALL):
         check_name(scope, "scope")
     several = scope in (LADDER, ALL, PEOPLE) and len(ladder_games(server_game(request))) > 1
-    return _html(_standings_fragment(request, scope, _page_game(request, scope), several))
+    return _html(standings_fragment(request, scope, _page_game(request, scope), several))
 
 
 def _charts_fragment(request: web.Request, tid: str, game: str) -> str:
@@ -142,7 +130,7 @@ async def index(request: web.Request) -> web.Response:
 <div id="live" data-partial="/partials/live">{live_list(q.live_matches())}</div></section>
 {play_links() if PEOPLE_TABLES in request.app else ""}
 {_ladders(request)}
-{people_ladders(request, _standings_fragment) if PEOPLE_TABLES in request.app else ""}
+{people_ladders(request) if PEOPLE_TABLES in request.app else ""}
 <section aria-labelledby="h-tournaments"><h2 id="h-tournaments">Tournaments</h2>
 <div id="tournaments" data-partial="/partials/tournaments">{_tournaments_list(tournaments)}</div>
 </section>
@@ -161,20 +149,17 @@ def _ladders(request: web.Request) -> str:
     if len(games) == 1:
         return (f'<section aria-labelledby="h-ladder"><h2 id="h-ladder">Ladder</h2>\n'
                 f'<div id="standings" data-partial="/partials/standings?scope={LADDER}">\n'
-                f'{_standings_fragment(request, LADDER, games[0])}</div></section>')
+                f'{standings_fragment(request, LADDER, games[0])}</div></section>')
     nav = " · ".join(f'<a href="#ladder-{e(g)}">{e(game_title(g))}</a>' for g in games)
-    sections = "".join(
-        f'<section id="ladder-{e(g)}" class="ladder" data-game="{e(g)}" '
-        f'aria-labelledby="h-ladder-{e(g)}">'
-        f'<h3 id="h-ladder-{e(g)}">{e(game_title(g))}</h3>'
-        f'<div id="standings-{e(g)}" data-partial="/partials/standings?'
-        f'{e(urlencode({"scope": LADDER, "game": g}))}">'
-        f'{_standings_fragment(request, LADDER, g, several=True)}</div>'
-        f'<p><a href="/matches?{e(urlencode({"game": g}))}">{e(game_title(g))} matches</a> '
-        f'{docs.game_docs_links(g)}</p></section>' for g in games)
-    return (f'<section aria-labelledby="h-ladder"><h2 id="h-ladder">Ladders</h2>'
-            f'<nav class="games" aria-label="Games"><p>One ladder per game: {nav}</p></nav>'
-            f'{sections}</section>')
+    return ladder_sections(request, LadderSet(
+        scope=LADDER, key="ladder", box="standings", title="Ladders",
+        intro=f'<nav class="games" aria-label="Games"><p>One ladder per game: {nav}</p></nav>',
+        game_ids=True, footer=_ladder_links), games)
+
+
+def _ladder_links(game: str) -> str:
+    return (f'<p><a href="/matches?{e(urlencode({"game": game}))}">{e(game_title(game))} '
+            f'matches</a> {docs.game_docs_links(game)}</p>')
 
 
 @routes.get("/tournaments/{id}")

@@ -10,15 +10,13 @@ holds its wire value. It shows nothing the seat's messages do not hold.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from urllib.parse import urlencode
-
 from aiohttp import web
 
 from arena.games import game_names
 from arena.web.errors import ApiError
 from arena.people import PEOPLE
 from arena.web.api import server_game
+from arena.web.ladder_view import LadderSet, ladder_sections
 from arena.web.ladders import game_title, ladder_games
 from arena.web.render import e, layout
 
@@ -34,19 +32,14 @@ def play_links() -> str:
             f'<p><a href="/#h-people">People\'s ladders</a></p></section>')
 
 
-def people_ladders(request: web.Request, fragment: Callable[..., str]) -> str:
+def people_ladders(request: web.Request) -> str:
     """The people's ladders, one per game, beside the bots': matches with
     a person only (they never count on the bots' ladder or in tournaments)."""
-    games = ladder_games(server_game(request))
-    sections = "".join(
-        f'<section class="ladder" data-game="{e(g)}" aria-labelledby="h-people-{e(g)}">'
-        f'<h3 id="h-people-{e(g)}">{e(game_title(g))}</h3>'
-        f'<div id="people-{e(g)}" data-partial="/partials/standings?'
-        f'{e(urlencode({"scope": PEOPLE, "game": g}))}">{fragment(request, PEOPLE, g)}</div>'
-        f'</section>' for g in games)
-    return (f'<section id="people-ladders" aria-labelledby="h-people"><h2 id="h-people">'
-            f'People\'s ladders</h2><p>Matches with a person at the table, rated like the '
-            f'bots\' (people and the bots they met).</p>{sections}</section>')
+    return ladder_sections(request, LadderSet(
+        scope=PEOPLE, key="people", box="people", title="People's ladders",
+        intro="<p>Matches with a person at the table, rated like the bots' (people and "
+              "the bots they met).</p>",
+        section_id="people-ladders"), ladder_games(server_game(request)))
 
 
 @routes.get("/play/{game}")

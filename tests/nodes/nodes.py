@@ -108,14 +108,20 @@ class Node:
         return found
 
 
-def start_node(config: Path, url: str, name: str, folder: Path, *, lease_s: float = 2.0
-               ) -> Node:
+def start_node(config: Path, url: str, name: str, folder: Path, *, lease_s: float = 2.0,
+               secret: str | None = SECRET, ahead_s: int = 0) -> Node:
+    """``arena tournament CONFIG --node NAME`` on ``url``, logging to
+    ``folder/NAME.log``. ``secret``: the deal key every node is given (None:
+    the first node draws one and the database keeps it); ``ahead_s``: the
+    whole process's clock runs that far ahead (Debian's faketime)."""
     log_path = folder / f"{name}.log"
     env = dict(os.environ, PYTHONPATH=str(ROOT), ARENA_NODE=name)
+    prefix = ["faketime", "-f", f"+{ahead_s}s"] if ahead_s else []
+    keyed = ["--secret", secret] if secret is not None else []
     with open(log_path, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", "tournament", str(config), "--db", url,
-             "--node", name, "--secret", SECRET, "--lease", str(lease_s), "--port", "0",
+            [*prefix, sys.executable, "-m", "arena.cli", "tournament", str(config), "--db", url,
+             "--node", name, *keyed, "--lease", str(lease_s), "--port", "0",
              "--http-port", "0", "--no-keep-serving"],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
             cwd=folder, start_new_session=True)

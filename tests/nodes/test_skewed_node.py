@@ -6,10 +6,7 @@ replayed, nothing wasted, every slot played once."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 import time
 
 import pytest
@@ -19,22 +16,9 @@ from arena.storage.base import MatchStatus
 from arena.tournament.config import load_config
 from arena.tournament.runner import tournament_id
 
-from .nodes import ROOT, Node, assert_each_slot_once, stop_all, write_tournament
+from .nodes import assert_each_slot_once, start_node, stop_all, write_tournament
 
 AHEAD_S = 45
-
-
-def _node(config, url: str, name: str, folder, *, ahead_s: int = 0) -> Node:
-    log_path = folder / f"{name}.log"
-    prefix = ["faketime", "-f", f"+{ahead_s}s"] if ahead_s else []
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    with open(log_path, "wb") as out:
-        proc = subprocess.Popen(
-            [*prefix, sys.executable, "-m", "arena.cli", "tournament", str(config), "--db",
-             url, "--node", name, "--lease", "2", "--port", "0", "--http-port", "0",
-             "--no-keep-serving"], stdout=out, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, env=env, cwd=folder, start_new_session=True)
-    return Node(name=name, proc=proc, log_path=log_path)
 
 
 @pytest.mark.skipif(shutil.which("faketime") is None,
@@ -43,8 +27,8 @@ def _node(config, url: str, name: str, folder, *, ahead_s: int = 0) -> Node:
 def test_a_node_whose_clock_runs_ahead_steals_no_live_slot(pg_url, tmp_path):
     config = write_tournament(tmp_path, tables=4)
     tid = tournament_id(load_config(config))
-    nodes = [_node(config, pg_url, "node-1", tmp_path),
-             _node(config, pg_url, "node-ahead", tmp_path, ahead_s=AHEAD_S)]
+    nodes = [start_node(config, pg_url, "node-1", tmp_path, secret=None),
+             start_node(config, pg_url, "node-ahead", tmp_path, secret=None, ahead_s=AHEAD_S)]
     try:
         for node in nodes:
             assert node.proc.wait(timeout=160) == 0, node.log_path.read_text()[-3000:]

@@ -6,17 +6,14 @@ and the admin can cancel it over HTTP."""
 from __future__ import annotations
 
 import asyncio
-import random
 
 import aiohttp
 import pytest
 
-from arena.app import Arena
-from arena.server.config import ServerConfig
-from arena.storage import open_store
 from arena.storage.base import TournamentStatus
 from protocol.deals import key_commitment
-from protocol.sdk.client import BotClient
+
+from .arenas import Bots, Nodes, arena_nodes, random_bot
 
 ADMIN = "admin-token-for-split"
 
@@ -26,13 +23,6 @@ def _cup(name: str, seed: int, entrants: tuple[str, str]) -> dict:
             "limits": {"decision_ms": 1000, "bank_ms": 0},
             "schedule": {"kind": "balanced", "tables": 1, "house_bot": "heuristic"},
             "entrant": [{"name": n, "remote": True} for n in entrants]}
-
-
-def _bot(port: int, name: str, seed: int) -> BotClient:
-    rng = random.Random(seed)
-    return BotClient("127.0.0.1", port, f"token-{name}", name,
-                     lambda phase, legal, state: rng.choice(legal),
-                     reconnect=False, threaded=False)
 
 
 async def _wait_for(condition, timeout: float, what: str):
@@ -47,17 +37,21 @@ async def _wait_for(condition, timeout: float, what: str):
 @pytest.mark.timeout(150)
 async def test_a_split_tournament_says_what_it_waits_for_blocks_nothing_and_is_cancelled(
         pg_url):
-    stores = [open_store(pg_url, node=name) for name in ("node-1", "node-2")]
-    arenas = [Arena(ServerConfig(port=0, http_port=0, matchmaking=False, open=True,
-                                 run_tournaments=True, admin_token=ADMIN), store)
-              for store in stores]
-    for arena in arenas:
-        await arena.start()
-    web = [f"http://127.0.0.1:{arena.http_port}" for arena in arenas]
+    async with arena_nodes(pg_url, ("node-1", "node-2"), web=(0, 1),
+                           admin_token=ADMIN) as nodes:
+        await _play_and_cancel(nodes)
+        # Its status stayed cancelled: no node revived it as it stopped.
+        assert nodes.stores[0].get_tournament("split-cup").status is TournamentStatus.CANCELLED
+
+
+async def _play_and_cancel(nodes: Nodes) -> None:
+    arenas, stores = nodes.arenas, nodes.stores
+    web = [nodes.web(0), nodes.web(1)]
     admin = {"Authorization": f"Bearer {ADMIN}"}
-    bots = [_bot(arenas[0].port, "north", 1), _bot(arenas[1].port, "south", 2),
-            _bot(arenas[0].port, "east", 3), _bot(arenas[0].port, "west", 4)]
-    tasks = [asyncio.create_task(bot.run()) for bot in bots]
+    bots = Bots.start([random_bot(arenas[0].port, "north", 1),
+                       random_bot(arenas[1].port, "south", 2),
+                       random_bot(arenas[0].port, "east", 3),
+                       random_bot(arenas[0].port, "west", 4)])
     try:
         async with aiohttp.ClientSession() as http:
             async def post(url: str, body: dict | None = None, **kw) -> tuple[int, dict]:
@@ -114,16 +108,5 @@ async def test_a_split_tournament_says_what_it_waits_for_blocks_nothing_and_is_c
             assert split["status"] == "cancelled" and split.get("waiting") is None
             assert split["deal_key"] is None  # a cancelled tournament may be resumed
     finally:
-        for bot in bots:
-            await bot.stop()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for arena in arenas:
-            await arena.stop()
-    try:
-        # Its status stayed cancelled: no node revived it as it stopped.
-        assert stores[0].get_tournament("split-cup").status is TournamentStatus.CANCELLED
-    finally:
-        for store in stores:
-            store.close()
+        await bots.stop()
+        await nodes.stop()

@@ -21,21 +21,14 @@ from tests.tournament_run.helpers import sample_entrant, write_config
 SWISS = '[schedule]\nkind = "swiss"\nrounds = 3\n[rules]\nplayers = 2\n'
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request: pytest.FixtureRequest, tmp_path) -> str:
-    if request.param == "postgresql":
-        return str(request.getfixturevalue("pg_url"))
-    return str(tmp_path / "arena.db")
-
-
 @pytest.mark.timeout(180)
-async def test_two_nodes_pair_each_round_once_and_play_each_slot_once(db, tmp_path):
+async def test_two_nodes_pair_each_round_once_and_play_each_slot_once(db_location, tmp_path):
     entrants = "".join(sample_entrant(f"r{i}") for i in range(5))
     path = write_config(tmp_path, entrants, extra=SWISS)
     config = load_config(path)
     stores, servers, runners = [], [], []
     for node in ("node-a", "node-b"):
-        store = open_store(db, node=node)
+        store = open_store(db_location, node=node)
         record, _ = create_or_load(store, config)
         server = ArenaServer(ServerConfig(port=0, http_port=None, matchmaking=False), store)
         await server.start()

@@ -22,8 +22,7 @@ from arena.storage.base import MatchStatus
 from arena.tournament.config import load_config
 from arena.tournament.runner import tournament_id
 
-from .nodes import ROOT, assert_each_slot_once, stop_all, write_tournament
-from .test_skewed_node import _node
+from .nodes import ROOT, assert_each_slot_once, start_node, stop_all, write_tournament
 
 _READY = re.compile(r"web on http://[\d.]+:(\d+)/")
 
@@ -32,7 +31,8 @@ _READY = re.compile(r"web on http://[\d.]+:(\d+)/")
 def test_an_unnamed_server_beside_named_nodes_aborts_none_of_their_matches(pg_url, tmp_path):
     config = write_tournament(tmp_path, tables=4)
     tid = tournament_id(load_config(config))
-    nodes = [_node(config, pg_url, name, tmp_path) for name in ("node-1", "node-2")]
+    nodes = [start_node(config, pg_url, name, tmp_path, secret=None)
+             for name in ("node-1", "node-2")]
     store = open_store(pg_url)
     unnamed = None
     try:

@@ -1,8 +1,14 @@
-"""Record builders shared by the storage tests (and the crash worker)."""
+"""Record builders shared by the storage tests (and the crash worker), and
+stores of several nodes on one location."""
 
 from __future__ import annotations
 
-from arena.storage.base import MatchRecord, MatchStatus, SeatFaults, StoredEvent
+import contextlib
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from arena.storage import open_store
+from arena.storage.base import MatchRecord, MatchStatus, SeatFaults, StoredEvent, Store
 
 PLAYERS = ["ann", "bob", "cid", "dan", "eve"]
 
@@ -68,3 +74,32 @@ def read_while_writing(store, match_id: str = "m1", readers: int = 4) -> list[in
     assert not errors and seen
     assert len(store.get_events(match_id)) == 300
     return seen
+
+
+@contextlib.contextmanager
+def stores_at(location: str, *nodes: str | None) -> Iterator[list[Store]]:
+    """One store per node name (None: unnamed) on one location, as separate
+    processes open it; all closed at the end."""
+    stores: list[Store] = []
+    try:
+        for node in nodes:
+            stores.append(open_store(location, node=node))
+        yield stores
+    finally:
+        for store in stores:
+            store.close()
+
+
+@contextlib.asynccontextmanager
+async def serving(store: Store) -> AsyncIterator[Any]:
+    """A bot server (no web, no matchmaking) started on ``store``: it claims
+    the store's node name and aborts what it owns; stopped at the end."""
+    from arena.server.config import ServerConfig
+    from arena.server.server import ArenaServer
+
+    server = ArenaServer(ServerConfig(port=0, http_port=None, matchmaking=False), store)
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()

@@ -17,17 +17,11 @@ from arena.server.server import ArenaServer
 from arena.storage import open_store
 from arena.storage.base import MatchStatus, ScheduledMatch, TournamentRecord, TournamentStatus
 
-from .helpers import match
+from .helpers import match, serving, stores_at
 
 
 def _server(store) -> ArenaServer:
     return ArenaServer(ServerConfig(port=0, http_port=None, matchmaking=False), store)
-
-
-async def _started(store) -> ArenaServer:
-    server = _server(store)
-    await server.start()
-    return server
 
 
 @pytest.fixture(autouse=True)
@@ -36,60 +30,41 @@ def _no_node_from_the_environment(monkeypatch):
 
 
 async def test_an_unnamed_process_leaves_named_nodes_matches_running(db_location):
-    named, unnamed = open_store(db_location, node="node-a"), open_store(db_location)
-    node_a = await _started(named)
-    try:
-        named.create_match(match("live-on-a"))
-        server = await _started(unnamed)
-        await server.stop()
-        assert named.get_match("live-on-a").status is MatchStatus.RUNNING
-    finally:
-        await node_a.stop()
-        named.close()
-        unnamed.close()
+    with stores_at(db_location, "node-a", None) as (named, unnamed):
+        async with serving(named):
+            named.create_match(match("live-on-a"))
+            async with serving(unnamed):
+                pass
+            assert named.get_match("live-on-a").status is MatchStatus.RUNNING
 
 
 async def test_an_unnamed_process_beside_another_aborts_nothing_of_it(db_location):
-    first, second = open_store(db_location), open_store(db_location)
-    running = await _started(first)
-    try:
-        first.create_match(match("live-unnamed"))
-        server = await _started(second)
-        await server.stop()
-        assert first.get_match("live-unnamed").status is MatchStatus.RUNNING
-    finally:
-        await running.stop()
-        first.close()
-        second.close()
+    with stores_at(db_location, None, None) as (first, second):
+        async with serving(first):
+            first.create_match(match("live-unnamed"))
+            async with serving(second):
+                pass
+            assert first.get_match("live-unnamed").status is MatchStatus.RUNNING
 
 
 async def test_an_unnamed_process_alone_closes_node_less_leftovers(db_location):
-    crashed = open_store(db_location)
-    crashed.create_match(match("left-over"))
-    crashed.close()  # its process died: the match was never finished
-    store = open_store(db_location)
-    server = await _started(store)
-    try:
-        assert store.get_match("left-over").status is MatchStatus.ABORTED
-    finally:
-        await server.stop()
-        store.close()
+    with stores_at(db_location, None) as (crashed,):
+        crashed.create_match(match("left-over"))
+    # Its process died: the match was never finished.
+    with stores_at(db_location, None) as (store,):
+        async with serving(store):
+            assert store.get_match("left-over").status is MatchStatus.ABORTED
 
 
 async def test_a_second_process_under_a_running_nodes_name_is_refused(db_location):
     from arena.storage.node_lock import NodeNameTakenError
 
-    first, second = open_store(db_location, node="node-a"), open_store(db_location, node="node-a")
-    running = await _started(first)
-    try:
-        first.create_match(match("live-on-a"))
-        with pytest.raises(NodeNameTakenError, match="node-a.*in use"):
-            await _server(second).start()
-        assert first.get_match("live-on-a").status is MatchStatus.RUNNING
-    finally:
-        await running.stop()
-        first.close()
-        second.close()
+    with stores_at(db_location, "node-a", "node-a") as (first, second):
+        async with serving(first):
+            first.create_match(match("live-on-a"))
+            with pytest.raises(NodeNameTakenError, match="node-a.*in use"):
+                await _server(second).start()
+            assert first.get_match("live-on-a").status is MatchStatus.RUNNING
 
 
 async def test_a_restarted_node_releases_its_old_leases_at_once(db_location):
@@ -101,16 +76,11 @@ async def test_a_restarted_node_releases_its_old_leases_at_once(db_location):
     assert old.claim_slot("t1", "node-a", 600.0) is not None
     old.create_match(match("was-playing"))
     old.close()  # the node dies holding a 10-minute lease
-    store, other = open_store(db_location, node="node-a"), open_store(db_location, node="node-b")
-    server = await _started(store)
-    try:
-        assert store.get_match("was-playing").status is MatchStatus.ABORTED
-        lease = other.claim_slot("t1", "node-b", 30.0)
-        assert lease is not None and lease.slot.slot == 0  # no 10 minutes to wait out
-    finally:
-        await server.stop()
-        store.close()
-        other.close()
+    with stores_at(db_location, "node-a", "node-b") as (store, other):
+        async with serving(store):
+            assert store.get_match("was-playing").status is MatchStatus.ABORTED
+            lease = other.claim_slot("t1", "node-b", 30.0)
+            assert lease is not None and lease.slot.slot == 0  # no 10 minutes to wait out
 
 
 HOLDER = """
@@ -141,16 +111,13 @@ async def test_a_killed_nodes_name_is_free_at_once(db_location):
                 break
         else:
             pytest.fail("the holding process ended before it started its server")
-        store = open_store(db_location, node="node-k")
-        try:
+        with stores_at(db_location, "node-k") as (store,):
             with pytest.raises(NodeNameTakenError):
                 await _server(store).start()
             holder.send_signal(signal.SIGKILL)
             holder.wait(timeout=30)
-            server = await _started(store)  # no lease or heartbeat to wait out
-            await server.stop()
-        finally:
-            store.close()
+            async with serving(store):  # no lease or heartbeat to wait out
+                pass
     finally:
         if holder.poll() is None:
             holder.kill()

@@ -17,7 +17,7 @@ from arena.storage.base import (
     TournamentStatus,
 )
 
-from .helpers import finish_kwargs, match
+from .helpers import finish_kwargs, match, stores_at
 
 LEASE = 30.0
 
@@ -134,10 +134,7 @@ def test_nodes_claiming_at_once_never_get_the_same_slot(open_at):
 # -- nodes sharing one database -------------------------------------------------
 
 def test_a_node_starting_up_aborts_only_its_own_unfinished_matches(db_location):
-    from arena.storage import open_store
-
-    a, b = open_store(db_location, node="node-a"), open_store(db_location, node="node-b")
-    try:
+    with stores_at(db_location, "node-a", "node-b") as (a, b):
         a.create_match(match("ma"))
         b.create_match(match("mb"))
         assert a.get_match("ma").node == "node-a"
@@ -145,26 +142,16 @@ def test_a_node_starting_up_aborts_only_its_own_unfinished_matches(db_location):
         assert a.get_match("ma").status is MatchStatus.RUNNING  # node-a plays on
         # A node taking over a dead node's slots also closes its matches.
         assert b.abort_unfinished("node-a died", node="node-a") == ["ma"]
-    finally:
-        a.close()
-        b.close()
 
 
 def test_a_store_without_a_node_name_aborts_no_named_nodes_match(db_location, monkeypatch):
-    from arena.storage import open_store
-
     monkeypatch.delenv("ARENA_NODE", raising=False)
-    named = open_store(db_location, node="node-a")
-    alone = open_store(db_location)
-    try:
+    with stores_at(db_location, "node-a", None) as (named, alone):
         named.create_match(match("m1"))
         alone.create_match(match("m2"))
         assert alone.get_match("m2").node is None
         assert alone.abort_unfinished() == ["m2"]
         assert named.get_match("m1").status is MatchStatus.RUNNING
-    finally:
-        named.close()
-        alone.close()
 
 
 def test_the_node_name_comes_from_the_environment(db_location, monkeypatch):

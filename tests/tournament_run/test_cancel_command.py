@@ -49,6 +49,8 @@ def test_cancel_marks_it_cancelled_and_resume_takes_it_up(db_location, tmp_path,
 
 
 def test_cancel_refuses_an_unknown_or_finished_tournament(db_location, capsys):
+    store = open_store(db_location)  # a store, without that tournament in it
+    store.close()
     assert main(["tournament", "cancel", "nope", "--db", db_location]) == 2
     assert "no tournament 'nope'" in capsys.readouterr().err
     store = open_store(db_location)

@@ -9,7 +9,8 @@ is one it already knows: in a duplicate tournament the later rotations of
 a table replay the earlier decks, so a known hand means the spy knew that
 whole deal (every other seat's cards, the face-up card, the stock) before
 playing it. It must know none, and still be able to check every commitment
-it received once the tournament is over.
+it received once the tournament is over -- on SQLite and on PostgreSQL,
+whose store keeps the deal keys in the database rather than beside a file.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ import pytest
 from aiohttp import ClientSession
 from aiohttp.test_utils import TestServer
 
-from arena.storage.base import MatchStatus
-from arena.storage.sqlite import SqliteStore
+from arena.storage import open_store
+from arena.storage.base import MatchStatus, Store
 from arena.tournament.config import load_config
 from arena.tournament.runner import TournamentRunner, create_or_load
 from arena.web.app import make_app
 from protocol.sdk.client import BotClient
+from tests.storage.conftest import db_location, pg_cluster, pg_url  # noqa: F401 - fixtures
 from tests.tournament_run.helpers import new_server
 
 CARD = re.compile(r"^[2-9TJQKA][SHDC]$")
@@ -118,9 +120,9 @@ def _write(tmp_path, game: str, rules: str) -> Any:
     return path
 
 
-async def _spied_tournament(tmp_path, game: str, rules: str) -> tuple[list[Spy], list[BotClient],
-                                                                       SqliteStore, str]:
-    store = SqliteStore(tmp_path / "spy.db")
+async def _spied_tournament(tmp_path, location: str, game: str, rules: str
+                            ) -> tuple[list[Spy], list[BotClient], Store, str]:
+    store = open_store(location)
     config = load_config(_write(tmp_path, game, rules))
     record, _ = create_or_load(store, config)
     server = new_server(store, open=True)
@@ -163,7 +165,7 @@ async def _spied_tournament(tmp_path, game: str, rules: str) -> tuple[list[Spy],
     return spies, clients, store, record.id
 
 
-def _check_no_deal_known(spies: list[Spy], clients: list[BotClient], store: SqliteStore,
+def _check_no_deal_known(spies: list[Spy], clients: list[BotClient], store: Store,
                          tid: str) -> None:
     schedule = store.get_schedule(tid)
     assert len(schedule) > 1 and all(
@@ -183,8 +185,9 @@ def _check_no_deal_known(spies: list[Spy], clients: list[BotClient], store: Sqli
 
 
 @pytest.mark.timeout(300)
-async def test_a_muushig_spy_knows_no_deal_of_a_later_rotation(tmp_path):
-    spies, clients, store, tid = await _spied_tournament(tmp_path, "muushig", "max_hands = 12")
+async def test_a_muushig_spy_knows_no_deal_of_a_later_rotation(tmp_path, db_location):
+    spies, clients, store, tid = await _spied_tournament(tmp_path, db_location, "muushig",
+                                                         "max_hands = 12")
     try:
         _check_no_deal_known(spies, clients, store, tid)
     finally:
@@ -192,8 +195,9 @@ async def test_a_muushig_spy_knows_no_deal_of_a_later_rotation(tmp_path):
 
 
 @pytest.mark.timeout(300)
-async def test_a_thirteen_spy_knows_no_deal_of_a_later_rotation(tmp_path):
-    spies, clients, store, tid = await _spied_tournament(tmp_path, "thirteen", "deals = 4")
+async def test_a_thirteen_spy_knows_no_deal_of_a_later_rotation(tmp_path, db_location):
+    spies, clients, store, tid = await _spied_tournament(tmp_path, db_location, "thirteen",
+                                                         "deals = 4")
     try:
         _check_no_deal_known(spies, clients, store, tid)
     finally:

@@ -39,9 +39,14 @@
     }
   }
 
-  // The home page holds one ladder per game, each in its own container.
-  function ladders() {
-    return Array.from(document.querySelectorAll('[id^="standings-"][data-partial]'), (box) => box.id);
+  // The home page holds one ladder per game, the bots' and the people's
+  // alike, each in its own container (arena/web/ladder_view.py draws them);
+  // with a scope, only that scope's ladders.
+  function ladders(scope) {
+    const boxes = Array.from(document.querySelectorAll("section.ladder > [data-partial]"));
+    return boxes
+      .filter((box) => !scope || new URL(box.dataset.partial, location.href).searchParams.get("scope") === scope)
+      .map((box) => box.id);
   }
 
   function onProgress(message) {
@@ -53,7 +58,7 @@
 
   Arena.subscribe(channels, (message) => {
     switch (message.type) {
-      case "standings_changed": ["standings", ...ladders(), "charts", "matches", "tournaments"].forEach(refresh); break;
+      case "standings_changed": ["standings", ...ladders(message.scope), "charts", "matches", "tournaments"].forEach(refresh); break;
       case "match_started": case "match_ended": refresh("live"); break;
       case "progress": onProgress(message); refresh("matches"); refresh("tournaments"); break;
       case "gap": ["standings", ...ladders(), "charts", "live", "matches", "tournaments"].forEach(refresh); break;
