@@ -27,11 +27,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import structlog
 
+from arena.server.lobby import ClaimTimeoutError
+from arena.server.matches import PlayerSpec
 from arena.server.table import TimeLimits
 from arena.storage.base import MatchStatus, StorageError, TournamentStatus
 from arena.storage.queue import SlotLease, SlotQueue
@@ -56,6 +58,10 @@ class QueueSettings:
     lease_s: float = DEFAULT_LEASE_S
     poll_s: float = DEFAULT_POLL_S  # how often an idle node looks for open or expired slots
     max_backoff_s: float = 5.0  # longest pause between claims while the store fails
+    # How long a node waits for a slot's remote bot that left it between the
+    # claim and its seat (a reconnect to this node) before it gives the slot
+    # back for the node the bot went to.
+    gone_grace_s: float = 5.0
 
 
 class SlotLostError(Exception):
@@ -290,7 +296,11 @@ class SharedTournamentRunner(TournamentRunner):
             play.cancel()
             await asyncio.gather(play, return_exceptions=True)
             raise SlotLostError(slot.slot)
-        outcome = play.result()
+        try:
+            outcome = play.result()
+        except ClaimTimeoutError as exc:
+            log.info("slot_given_back", node=self.node, slot=slot.slot, reason=str(exc))
+            return False
         self._note_presence(slot.players, outcome.absent)
         if outcome.result is not None:
             if sealed:
@@ -303,6 +313,17 @@ class SharedTournamentRunner(TournamentRunner):
         # and a finish the database did not take both end here, unfinished.
         log.warning("slot_aborted", node=self.node, slot=slot.slot, reason=outcome.aborted)
         return False
+
+    def _player(self, name: str) -> PlayerSpec:
+        spec = super()._player(name)
+        if self._remote([name]):
+            # Slots are claimed only while their remote bots are here; one
+            # that left since may be playing on another node: wait briefly
+            # for a reconnect, then give the slot back rather than wait out
+            # the claim timeout and play its seat by autopilot.
+            return replace(spec, stand_in=False,
+                           claim_timeout_s=min(self.claim_timeout_s, self.queue.gone_grace_s))
+        return spec
 
     async def _until_cancellable(self, play: asyncio.Task[Any], slot: tuple[str, int]) -> None:
         """Wait while the slot's table is still being stored as started: a
