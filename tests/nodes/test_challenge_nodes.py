@@ -100,3 +100,37 @@ async def test_a_challenge_match_is_played_by_one_node_only(pg_url):
 
 async def _idle(arena: Arena, names: set[str]) -> bool:
     return names <= set(arena.server.idle_bots())
+
+
+@pytest.mark.timeout(200)
+async def test_the_quota_of_matches_waiting_counts_challenges_asked_on_every_node(pg_url):
+    arenas, stores = await two_nodes(pg_url)
+    setup = open_store(pg_url)
+    challengers = [f"asker{i}" for i in range(6)]
+    for name in challengers:  # never connected: their matches stay waiting
+        setup.add_bot(name, hash_token(f"token-{name}"))
+    setup.close()
+    # The opponent is connected to both nodes, open to challenges.
+    bots = [BotClient("127.0.0.1", arena.port, "token-south", "south", _random(0),
+                      ladder=True, reconnect=False, threaded=False) for arena in arenas]
+    tasks = [asyncio.create_task(bot.run()) for bot in bots]
+    try:
+        for arena in arenas:
+            await _until(lambda a=arena: _idle(a, {"south"}))
+        async with aiohttp.ClientSession() as http:
+            async def ask(arena: Arena, who: str) -> int:
+                async with http.post(f"http://127.0.0.1:{arena.http_port}/api/challenges",
+                                     json={"opponents": ["south"], "matches": 4},
+                                     headers={"Authorization": f"Bearer token-{who}"}) as r:
+                    return r.status
+
+            for who in challengers:
+                # The same bot asks both nodes at once for 4 matches; 6 may wait.
+                answers = await asyncio.gather(ask(arenas[0], who), ask(arenas[1], who))
+                assert sorted(answers) == [201, 429], (who, answers)
+        for who in challengers:
+            waiting = sum(len(stores[0].get_schedule(r.id)) for r in stores[0].list_tournaments()
+                          if r.config.get("challenger") == who)
+            assert waiting == 4
+    finally:
+        await stop_all(arenas, stores, bots, tasks)
