@@ -203,3 +203,21 @@ def test_house_bots_are_not_the_field():
     sets = len(sets_of(schedule))
     assert decide(sets, 0, 0, rule).verdict is Verdict.BETTER
     assert sets == math.ceil(math.log(2 / rule.alpha) / math.log(2 * (0.5 + rule.effect)))
+
+
+def test_until_separated_on_the_command_line_is_refused_for_a_gauntlet(tmp_path):
+    from arena.cli import _parser
+    from arena.storage.sqlite import SqliteStore
+    from arena.tournament.command import TournamentCommandError, _load
+
+    path = tmp_path / "g.toml"
+    path.write_text('name = "g"\n[schedule]\nkind = "gauntlet"\nchallenger = "v7"\n'
+                    '[[entrant]]\nname = "v7"\nremote = true\n'
+                    '[[entrant]]\nname = "v6"\nremote = true\n')
+    args = _parser().parse_args(["tournament", str(path), "--db", str(tmp_path / "a.db"),
+                                 "--until-separated"])
+    store = SqliteStore(tmp_path / "a.db")
+    with pytest.raises(TournamentCommandError, match="a gauntlet stops by its own rule"):
+        _load(args, store)
+    assert store.list_tournaments() == []
+    store.close()
