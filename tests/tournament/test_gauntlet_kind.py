@@ -221,3 +221,14 @@ def test_until_separated_on_the_command_line_is_refused_for_a_gauntlet(tmp_path)
         _load(args, store)
     assert store.list_tournaments() == []
     store.close()
+
+
+def test_the_example_gauntlet_file_is_valid():
+    from pathlib import Path
+
+    from arena.tournament.config import load_config
+
+    cfg = load_config(Path(__file__).resolve().parents[2] / "examples" / "gauntlet.toml")
+    assert cfg.schedule.challenger == "py-heuristic"
+    assert field_of(cfg) == ["py-random", "js-msgpack"]
+    assert stopping_rule(cfg) == StoppingRule(alpha=0.05, effect=0.3, max_sets=40)
