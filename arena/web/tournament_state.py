@@ -35,8 +35,13 @@ def gauntlet_state(store: Store, record: TournamentRecord) -> dict[str, Any]:
     from arena.tournament.config import config_from_wire
     from arena.tournament.gauntlet_play import stored_matches, summary
 
-    return summary(config_from_wire(record.config), store.get_schedule(record.id),
-                   stored_matches(store, record.id))
+    result = summary(config_from_wire(record.config), store.get_schedule(record.id),
+                     stored_matches(store, record.id))
+    if record.status is TournamentStatus.CANCELLED and result["verdict"] == "continue":
+        # Not playing on: stopped by the organiser before the rule decided.
+        result["reason"] = (f"cancelled by the organiser after {result['deck_sets']} deck "
+                            "set(s), before the stopping rule decided")
+    return result
 
 
 def revealed_key(store: Store, record: TournamentRecord) -> str | None:

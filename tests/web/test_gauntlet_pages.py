@@ -88,3 +88,14 @@ async def test_other_tournaments_have_no_gauntlet_section(
     assert "gauntlet" not in one
     html = await (await client.get(f"/tournaments/{record.id}")).text()
     assert 'id="gauntlet"' not in html
+
+
+async def test_a_cancelled_gauntlet_says_it_was_cancelled_not_that_it_plays_on(
+        client: TestClient, store: SqliteStore, tmp_path) -> None:
+    _, tid = gauntlet(store, tmp_path)
+    play_open_slots(store, tid, challenger_stars=3)
+    store.cancel_tournament(tid)
+    g = (await (await client.get(f"/api/tournaments/{tid}")).json())["tournament"]["gauntlet"]
+    assert g["verdict"] == "continue"
+    assert g["reason"] == ("cancelled by the organiser after 1 deck set(s), before the "
+                           "stopping rule decided")
