@@ -46,12 +46,18 @@ _ACTIVE = (TournamentStatus.PENDING, TournamentStatus.RUNNING)
 
 def tournament_entrants(store: Store) -> set[str]:
     """The remote entrants of the tournaments the director will play or
-    plays now: their connections belong to the parent."""
+    plays now, and the bots of the open challenges (the challenge service
+    runs in the parent too): their connections belong to the parent."""
+    from arena.tournament.challenge import ChallengeView, is_challenge
     from arena.tournament.config import ConfigError, config_from_wire
 
     names: set[str] = set()
     for record in store.list_tournaments():
         if record.status not in _ACTIVE:
+            continue
+        if is_challenge(record):  # not a tournament file: its bots are named in it
+            view = ChallengeView.of(record)
+            names.update((view.challenger, *view.opponents))
             continue
         try:
             config = config_from_wire(record.config)

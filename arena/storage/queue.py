@@ -99,6 +99,21 @@ class SlotQueue:
         slot = dataclasses.replace(slot, attempts=slot.attempts + 1)
         return SlotLease(slot=slot, node=node, until=float(until))
 
+    def lease_slot(self, tournament_id: str, slot: int, node: str, lease_s: float, *,
+                   now: float | None = None) -> bool:
+        """Lease one given slot to ``node`` if it is open (no finished match,
+        no live lease); False if it is not. Unlike :meth:`claim_slot` it
+        counts no attempt: the caller counts the tries that fail (a
+        challenge's match that is aborted, not one deferred)."""
+        _check_lease(lease_s)
+        clock, args = self._clock(now)
+        with self.db.tx() as db:
+            cur = db.execute(f"UPDATE schedule SET lease_node = ?, lease_until = {clock} + ?"
+                             " WHERE tournament_id = ? AND slot = ? AND match_id IS NULL"
+                             f" AND (lease_until IS NULL OR lease_until < {clock})",
+                             (node, *args, lease_s, tournament_id, slot, *args))
+            return cur.rowcount == 1
+
     def open_slots(self, tournament_id: str) -> list[ScheduledMatch]:
         """The slots without a finished match that no live lease holds (on
         the database's clock): what the tournament still waits to start."""

@@ -12,18 +12,27 @@ challenge ends (``finished``) once every match is played or given up.
 
 Matches are stored under the challenge's id, in the slot of their match:
 after a restart the unplayed slots are played, the played ones never again.
+
+Several nodes on one store each run this service and see every open
+challenge; a bot connected to two of them could be seated by both. So a
+node first leases the slot (``SlotQueue.lease_slot``, renewed while the
+match runs, given back when it did not finish): a slot leased by one node
+is left alone by the others, and a node that dies loses its lease after
+``LEASE_S``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Iterable
 from typing import Any, Protocol
 
 import structlog
 
 from arena.server.matches import PlayerSpec
-from arena.storage.base import ScheduledMatch, TournamentRecord, TournamentStatus
+from arena.storage.base import ScheduledMatch, StorageError, TournamentRecord, TournamentStatus
+from arena.storage.queue import SlotQueue
 from arena.tournament.challenge import (
     ChallengeLimits,
     is_challenge,
@@ -36,6 +45,7 @@ from arena.tournament.plan import house_strategy
 log = structlog.get_logger("arena.challenges")
 
 OPEN = (TournamentStatus.PENDING, TournamentStatus.RUNNING)
+LEASE_S = 30.0  # a dead node's challenge match is played elsewhere after this long
 
 
 class HostedRuns(Protocol):
@@ -71,6 +81,13 @@ class ChallengeService:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loop: asyncio.Task[None] | None = None
         self.played: list[str] = []  # match ids, newest last
+        self._own_name = f"challenges-{secrets.token_hex(4)}"
+
+    @property
+    def node(self) -> str:
+        """Who holds this service's leases: the node's name, or one of this
+        process's own for an unnamed arena (two may share a store too)."""
+        return getattr(self.server.store, "node", None) or self._own_name
 
     async def start(self, server: Any) -> None:
         self.server = server
@@ -121,7 +138,39 @@ class ChallengeService:
                 free = (set(server.idle_bots()) | hosted_ready) - self._busy()
                 if not set(names) <= free:
                     break  # its bots are playing elsewhere: the next tick tries again
+                if not await self._lease(record.id, slot.slot):
+                    continue  # another node plays it
                 self._launch(record, slot, names, hosted_ready & set(names))
+
+    async def _lease(self, cid: str, slot: int) -> bool:
+        store = self.server.store
+        if not isinstance(store, SlotQueue):
+            return True  # a store no other node shares
+        return bool(await self.server.writer.call(store.lease_slot, cid, slot, self.node,
+                                                  LEASE_S))
+
+    async def _keep_lease(self, cid: str, slot: int) -> None:
+        """Renew the slot's lease while its match runs."""
+        store = self.server.store
+        if not isinstance(store, SlotQueue):
+            return
+        while True:
+            await asyncio.sleep(LEASE_S / 3)
+            try:
+                await self.server.writer.call(store.renew_lease, cid, slot, self.node, LEASE_S)
+            except StorageError as exc:  # the finish decides; two misses still hold it
+                log.warning("challenge_lease_not_renewed", challenge=cid, slot=slot,
+                            error=str(exc))
+
+    async def _give_back(self, cid: str, slot: int) -> None:
+        """The match did not finish: any node may play the slot at once."""
+        store = self.server.store
+        if not isinstance(store, SlotQueue):
+            return
+        try:
+            await self.server.writer.call(store.release_slot, cid, slot, self.node)
+        except Exception as exc:  # a failing or closing store: the lease runs out by itself
+            log.warning("challenge_slot_not_released", challenge=cid, slot=slot, error=str(exc))
 
     def _launch(self, record: TournamentRecord, slot: ScheduledMatch, names: list[str],
                 hosted: set[str]) -> None:
@@ -144,6 +193,8 @@ class ChallengeService:
             await server.writer.set_tournament_status(cid, TournamentStatus.RUNNING)
         started: list[str] = []
         match_id: str | None = None
+        finished = False
+        renewer = asyncio.get_running_loop().create_task(self._keep_lease(cid, slot.slot))
         try:
             for name in hosted:
                 assert self.hosted is not None
@@ -159,6 +210,7 @@ class ChallengeService:
                 log.warning("challenge_match_aborted", challenge=cid, slot=slot.slot,
                             reason=outcome.aborted)
             else:
+                finished = True
                 self.played.append(match_id)
                 log.info("challenge_match", challenge=cid, slot=slot.slot, match=match_id)
         except TimeoutError as exc:  # a bot was taken meanwhile: not the match's fault
@@ -167,6 +219,10 @@ class ChallengeService:
             log.warning("challenge_match_not_played", challenge=cid, slot=slot.slot,
                         error=f"{type(exc).__name__}: {exc}")
         finally:
+            renewer.cancel()
+            await asyncio.gather(renewer, return_exceptions=True)
+            if not finished:
+                await self._give_back(cid, slot.slot)
             if self.hosted is not None:
                 for name in started:
                     await self.hosted.stop(name, match_id)

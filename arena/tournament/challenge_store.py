@@ -1,8 +1,9 @@
 """Challenges in the store: create one within its bot's quota, read one back.
 
 Each function runs on the store's thread (the server's writer, one at a
-time), so checking a quota and creating the challenge that uses it cannot
-interleave with another request of the same bot on this node.
+time); checking a quota and creating the challenge that uses it also hold
+the bot's section of the store (arena/storage/section.py), so they cannot
+interleave with a request of the same bot on another node or process.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.storage.base import MatchStatus, NotFoundError, Store, TournamentRecord
+from arena.storage.section import exclusive
 from arena.tournament.challenge import (
     ChallengeLimits,
     ChallengeRequest,
@@ -36,12 +38,14 @@ def create_challenge(store: Store, request: ChallengeRequest, *, limits: Challen
                      now: float, seats: int, house_bot: str) -> TournamentRecord:
     """Check the challenger's quota, then store the challenge and its slots
     (raises QuotaExceededError, nothing stored)."""
-    earlier = [use_of(r, store.get_schedule(r.id)) for r in challenges_of(store, request.challenger)]
-    check_quota(request.challenger, request.matches, earlier, now=now, limits=limits)
-    cid = new_challenge_id()
-    record = challenge_record(cid, request, now=now, house_bot=house_bot)
-    store.create_tournament(record, challenge_schedule(cid, request, seats=seats,
-                                                       house_bot=house_bot))
+    with exclusive(store, f"challenge-quota:{request.challenger}"):
+        earlier = [use_of(r, store.get_schedule(r.id))
+                   for r in challenges_of(store, request.challenger)]
+        check_quota(request.challenger, request.matches, earlier, now=now, limits=limits)
+        cid = new_challenge_id()
+        record = challenge_record(cid, request, now=now, house_bot=house_bot)
+        store.create_tournament(record, challenge_schedule(cid, request, seats=seats,
+                                                           house_bot=house_bot))
     return record
 
 

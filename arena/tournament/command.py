@@ -97,6 +97,9 @@ def _load(args: Any, store: Any) -> tuple[TournamentConfig, Any]:
         if config.schedule.rounds is not None:
             raise TournamentCommandError("a Swiss tournament plays its fixed number of rounds; "
                                          "--until-separated does not apply (raise rounds)")
+        if config.schedule.challenger is not None:
+            raise TournamentCommandError("a gauntlet stops by its own rule; --until-separated "
+                                         "does not apply (set max_sets, alpha or effect)")
         if extra is not None and extra < 0:
             raise TournamentCommandError("--max-extra-matches must be 0 or more")
         config = replace(config, schedule=replace(
@@ -153,6 +156,7 @@ async def run_tournament_command(args: Any, base: ServerConfig,
     from arena.tournament.export import export_standings
     from arena.tournament.runner import standings_rows
     from arena.tournament.progress import ProgressDisplay, render_table
+    from arena.tournament.gauntlet_play import gauntlet_lines, gauntlet_result
 
     node = node_name(args)
     store = open_store(args.db, node=node)
@@ -212,13 +216,17 @@ async def run_tournament_command(args: Any, base: ServerConfig,
                   "were not needed")
         for line in outcome.faults:
             print(f"fault: {line}")
+        gauntlet = gauntlet_result(store, config, record.id)
+        for line in gauntlet_lines(gauntlet):
+            print(line)
         if complete:
             print(f"deal key (revealed now that the tournament is over): "
                   f"{outcome.deal_key.hex()}\n  check every deck: arena verify {record.id} "
                   f"--db {args.db}")
         if args.export:
             for path in export_standings(rows, Path(args.export), store=store,
-                                         tournament_id=record.id):
+                                         tournament_id=record.id,
+                                         meta={"gauntlet": gauntlet} if gauntlet else None):
                 print(f"exported {path}")
         if complete and page and _keep_serving(args):
             stop_serving = asyncio.Event()

@@ -16,11 +16,15 @@ Example::
     last_two_forced = true
 
     [schedule]
-    kind = "auto"           # auto | round_robin | balanced | swiss
+    kind = "auto"           # auto | round_robin | balanced | swiss | gauntlet
     max_tables = 252        # auto: round robin when C(N, seats) <= max_tables
     tables = 40             # balanced: distinct tables before duplication
     house_bot = "heuristic" # fills empty seats when entrants < seats
     rounds = 7              # swiss: rounds, each paired from the standings
+    challenger = "alpha"    # gauntlet: the entrant against the rest (the field)
+    max_sets = 200          # gauntlet: the cap, in deck sets
+    alpha = 0.05            # gauntlet: the stopping rule's error rate
+    effect = 0.15           # gauntlet: the share of won deck sets over 1/2 worth finding
 
     [[entrant]]
     name = "alpha"
@@ -62,7 +66,10 @@ TOP_KEYS = frozenset({"name", "game", "seed", "duplicate", "parallel", "limits",
                       "schedule", "entrant"})
 LIMITS_KEYS = frozenset({"decision_ms", "bank_ms"})
 SCHEDULE_KEYS = frozenset({"kind", "max_tables", "tables", "house_bot", "until_separated",
-                           "max_extra_matches", "rounds"})
+                           "max_extra_matches", "rounds", "challenger", "max_sets",
+                           "alpha", "effect"})
+# The keys only a gauntlet has (arena/tournament/gauntlet_play.py).
+GAUNTLET_KEYS = ("challenger", "max_sets", "alpha", "effect")
 MAX_ROUNDS = 1000
 DEFAULT_MAX_EXTRA_MATCHES = 100
 ENTRANT_KEYS = frozenset({"name", "command", "cwd", "remote"})
@@ -99,6 +106,11 @@ class ScheduleConfig:
     until_separated: bool = False
     max_extra_matches: int = DEFAULT_MAX_EXTRA_MATCHES
     rounds: int | None = None  # swiss: how many rounds (required there, refused elsewhere)
+    # gauntlet: the challenger (an entrant) and its stopping rule; None elsewhere.
+    challenger: str | None = None
+    max_sets: int | None = None
+    alpha: float | None = None
+    effect: float | None = None
 
 
 @dataclass(frozen=True)
@@ -150,6 +162,8 @@ class TournamentConfig:
                                     max_extra_matches=self.schedule.max_extra_matches)
         if self.schedule.kind is ScheduleKind.SWISS:  # likewise: only Swiss files carry it
             wire["schedule"]["rounds"] = self.schedule.rounds
+        if self.schedule.kind is ScheduleKind.GAUNTLET:
+            wire["schedule"].update({key: getattr(self.schedule, key) for key in GAUNTLET_KEYS})
         return wire
 
 
@@ -194,6 +208,18 @@ def _str(table: dict[str, Any], key: str, where: str, default: str | None) -> st
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise ConfigError(where + key, f"must be a non-empty string, not {value!r}")
     return value
+
+
+def _float(table: dict[str, Any], key: str, where: str, default: float, *,
+           above: float, below: float) -> float:
+    """A number strictly between ``above`` and ``below``."""
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(where + key, f"must be a number, not {value!r}")
+    if not above < value < below:
+        raise ConfigError(where + key, f"must be between {above} and {below} (both "
+                          f"excluded), not {value}")
+    return float(value)
 
 
 def _table(doc: dict[str, Any], key: str) -> dict[str, Any]:
@@ -280,6 +306,7 @@ def parse_config(doc: dict[str, Any], *, base_dir: Path | str = ".",
         max_extra_matches=_int(sched_raw, "max_extra_matches", "schedule.",
                                DEFAULT_MAX_EXTRA_MATCHES, minimum=0, maximum=100_000),
         rounds=_int(sched_raw, "rounds", "schedule.", None, minimum=1, maximum=MAX_ROUNDS))
+    schedule = _gauntlet_schedule(schedule, sched_raw)
     _check_swiss(schedule)
     house_bots = get_game(game).house_bots
     if schedule.house_bot is not None and schedule.house_bot not in house_bots:
@@ -299,6 +326,12 @@ def parse_config(doc: dict[str, Any], *, base_dir: Path | str = ".",
                               "entrant names must be unique")
         seen.add(entrant.name)
 
+    if schedule.challenger is not None and schedule.challenger not in seen:
+        raise ConfigError("schedule.challenger", f"{schedule.challenger!r} is not an entrant; "
+                          "the challenger must be one of the [[entrant]] names")
+    if schedule.challenger is not None and len(entrants) < 2:
+        raise ConfigError("entrant", "a gauntlet needs the challenger and at least one more "
+                          "entrant (its field)")
     rules = _table(doc, "rules")
     _check_rules(game, rules)
     return TournamentConfig(
@@ -325,6 +358,35 @@ def _check_swiss(schedule: ScheduleConfig) -> None:
     if swiss and schedule.tables is not None:
         raise ConfigError("schedule.tables", "a Swiss round seats every entrant once; "
                           "tables belongs to kind = \"balanced\"")
+
+
+def _gauntlet_schedule(schedule: ScheduleConfig, raw: dict[str, Any]) -> ScheduleConfig:
+    """A gauntlet's challenger and stopping rule (defaults: the rule's own);
+    the keys are refused in other kinds, and the other kinds' keys in it."""
+    from dataclasses import replace
+
+    from arena.tournament.gauntlet import StoppingRule
+
+    if schedule.kind is not ScheduleKind.GAUNTLET:
+        for key in GAUNTLET_KEYS:
+            if key in raw:
+                raise ConfigError(f"schedule.{key}", 'only kind = "gauntlet" has ' + key
+                                  + '; remove it or set kind = "gauntlet"')
+        return schedule
+    for key, why in (("rounds", "swiss"), ("tables", "balanced"),
+                     ("until_separated", "the other kinds: a gauntlet stops by its own rule")):
+        if key in raw:
+            raise ConfigError(f"schedule.{key}", f"belongs to {why}, not to a gauntlet")
+    challenger = _str(raw, "challenger", "schedule.", None)
+    if challenger is None:
+        raise ConfigError("schedule.challenger", 'kind = "gauntlet" needs challenger = "NAME" '
+                          "(the entrant that plays against the others)")
+    rule = StoppingRule()
+    return replace(schedule, challenger=challenger,
+                   max_sets=_int(raw, "max_sets", "schedule.", rule.max_sets, minimum=1,
+                                 maximum=100_000),
+                   alpha=_float(raw, "alpha", "schedule.", rule.alpha, above=0, below=0.5),
+                   effect=_float(raw, "effect", "schedule.", rule.effect, above=0, below=0.5))
 
 
 _RULE_KEY = re.compile(r"rule option (\w+)")

@@ -82,13 +82,13 @@ async def play_on_workers(arena: Any, config: TournamentConfig, record: Any, *, 
                 return None
             log.info("tournament_on_workers", tournament=tid, workers=workers)
             with display:
-                follower = asyncio.create_task(_follow(server, store, tid, display))
+                follower = asyncio.create_task(_follow(server, store, config, tid, display))
                 try:
                     await pool.all_done.wait()
                 finally:
                     follower.cancel()
                     await asyncio.gather(follower, return_exceptions=True)
-                await _report(server, store, tid, display)
+                await _report(server, store, config, tid, display)
         except asyncio.CancelledError:
             if not interrupted:
                 raise
@@ -112,14 +112,21 @@ async def play_on_workers(arena: Any, config: TournamentConfig, record: Any, *, 
     return Outcome(complete, deal_key, faults)
 
 
-async def _follow(server: Any, store: Any, tid: str, display: Any) -> None:
+async def _follow(server: Any, store: Any, config: TournamentConfig, tid: str,
+                  display: Any) -> None:
     while True:
-        await _report(server, store, tid, display)
+        await _report(server, store, config, tid, display)
         await asyncio.sleep(PROGRESS_EVERY_S)
 
 
-async def _report(server: Any, store: Any, tid: str, display: Any) -> None:
+async def _report(server: Any, store: Any, config: TournamentConfig, tid: str,
+                  display: Any) -> None:
+    from arena.tournament import growth
+
     schedule = await server.writer.read(store.get_schedule, tid)
     done = sum(1 for slot in schedule if slot.match_id is not None)
-    server.hub.tournament_progress(tid, done, len(schedule))
-    display.update(done, len(schedule))
+    # A Swiss tournament or a gauntlet counts what it may still add.
+    total = (await server.writer.read(growth.expected_total, store, config, schedule)
+             if growth.grows(config) else len(schedule))
+    server.hub.tournament_progress(tid, done, total)
+    display.update(done, total)

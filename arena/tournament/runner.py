@@ -46,7 +46,7 @@ from arena.storage.deal_keys import (DealKeyring, KeyringError, store_directory,
                                      store_in_memory)
 from arena.tournament.host import MatchHost
 from arena.tournament.plan import house_strategy, plan_parts, scheduled_matches
-from arena.tournament.swiss_play import extend_if_due, first_round, is_swiss
+from arena.tournament import growth
 from arena.tournament.reveals import deck_set, deck_set_over, is_sealed, reveal_messages
 from protocol.deals import DEAL_SCHEME, key_commitment
 
@@ -78,9 +78,10 @@ def _id_of(config: TournamentConfig, *, with_folders: bool) -> str:
 
 def build_schedule(config: TournamentConfig, tid: str) -> list[ScheduledMatch]:
     """The whole schedule of a tournament, house bots filling empty seats
-    (of a Swiss tournament: its first round; later ones follow the standings)."""
-    if is_swiss(config):
-        return first_round(config, tid)
+    (of a Swiss tournament or a gauntlet: its first round or deck set; the
+    later ones are added as it is played, arena/tournament/growth.py)."""
+    if growth.grows(config):
+        return growth.first_slots(config, tid)
     spec = get_game(config.game)
     # Rule options may change the table size (Muushig's `players`).
     n_seats = spec.new_match(dict(config.rules), None, None).n_seats if config.rules else spec.n_seats
@@ -234,7 +235,7 @@ class TournamentRunner:
         self._report(done, total)
         try:
             done = await self._play_all([s for s in todo if not is_reserve(s)], done, total)
-            if is_swiss(self.config):
+            if growth.grows(self.config):
                 done = await self._play_rounds(done)
             done = await self._play_reserve(schedule, done)
         finally:
@@ -279,15 +280,15 @@ class TournamentRunner:
         return done
 
     async def _play_rounds(self, done: int) -> int:
-        """Swiss: pair and play each next round once the last is played out
-        (arena/tournament/swiss.py); a round that could not be finished
-        stops here, and a resume plays it before pairing the next."""
+        """Swiss rounds, gauntlet deck sets: add and play each next one once
+        the last is played out (arena/tournament/growth.py); one that could
+        not be finished stops here, and a resume plays it before the next."""
         tid = self.record.id
-        while await self.server.writer.call(extend_if_due, self.store, self.config, tid):
+        while await self.server.writer.call(growth.extend_if_due, self.store, self.config, tid):
             schedule = self.store.get_schedule(tid)
             todo = [s for s in schedule if s.match_id is None]
-            log.info("swiss_round_paired", tournament=tid,
-                     round=schedule[-1].extra.get("round"), slots=len(todo))
+            log.info("schedule_extended", tournament=tid, round=schedule[-1].extra.get("round"),
+                     deck_set=schedule[-1].extra.get("set"), slots=len(todo))
             before = done
             done = await self._play_all(todo, done, self.expected_total(schedule))
             if done - before < len(todo):
@@ -295,25 +296,17 @@ class TournamentRunner:
         return done
 
     def expected_total(self, schedule: list[ScheduledMatch]) -> int:
-        """Matches the tournament will have played in all: a Swiss schedule
-        grows by a round at a time, each round the size of the first."""
-        if not is_swiss(self.config) or not schedule:
+        """Matches the tournament will have played in all (a growing
+        schedule counts what it may still add)."""
+        if not growth.grows(self.config):
             return len(schedule)
-        from arena.tournament.swiss import rounds_of
-
-        per_round = len(next(iter(rounds_of(schedule).values())))
-        assert self.config.schedule.rounds is not None
-        return per_round * self.config.schedule.rounds
+        return growth.expected_total(self.store, self.config, schedule)
 
     def _complete(self) -> bool:
         """Every slot of the schedule played, and the reserve played up to
-        the stop (whole deck sets); a Swiss tournament also has all its rounds."""
-        if is_swiss(self.config):
-            from arena.tournament.swiss_play import rounds_left
-
-            schedule = self.store.get_schedule(self.record.id)
-            return (rounds_left(self.config, schedule) == 0
-                    and all(s.match_id is not None for s in schedule))
+        the stop (whole deck sets); a growing schedule has also stopped growing."""
+        if growth.grows(self.config):
+            return growth.complete(self.store, self.config, self.record.id)
         groups_open = False
         for slot in self.store.get_schedule(self.record.id):
             if slot.match_id is not None:

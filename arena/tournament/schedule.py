@@ -51,6 +51,9 @@ class ScheduleKind(str, enum.Enum):
     # Rounds paired from the standings (arena/tournament/swiss.py): the
     # schedule grows one round at a time, so make_schedule never builds it.
     SWISS = "swiss"
+    # One challenger against a field, a deck set at a time until the
+    # stopping rule decides (arena/tournament/gauntlet_play.py): grown too.
+    GAUNTLET = "gauntlet"
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,9 @@ def make_schedule(entrants: Sequence[str], *, seats: int = 5,
     if chosen is ScheduleKind.SWISS:
         raise ScheduleError("a Swiss schedule is paired round by round from the standings "
                             "(arena.tournament.swiss), not built whole")
+    if chosen is ScheduleKind.GAUNTLET:
+        raise ScheduleError("a gauntlet is seated deck set by deck set until its stopping "
+                            "rule decides (arena.tournament.gauntlet_play), not built whole")
     if chosen is ScheduleKind.ROUND_ROBIN:
         count = math.comb(n, seats)
         if count > MAX_DISTINCT_TABLES:

@@ -41,7 +41,7 @@ from arena.tournament.plan import house_strategy
 from arena.tournament.errors import TournamentError
 from arena.tournament.reveals import is_sealed
 from arena.tournament.runner import TournamentRunner
-from arena.tournament.swiss_play import extend_if_due, is_swiss, rounds_left
+from arena.tournament import growth
 
 log = structlog.get_logger("arena.tournament.shared")
 
@@ -126,19 +126,19 @@ class SharedTournamentRunner(TournamentRunner):
         return complete
 
     def _all_done(self) -> bool:
-        schedule = self.store.get_schedule(self.record.id)
-        if is_swiss(self.config) and rounds_left(self.config, schedule):
-            return False
-        return all(s.match_id is not None for s in schedule)
+        if growth.grows(self.config):
+            return growth.complete(self.store, self.config, self.record.id)
+        return all(s.match_id is not None for s in self.store.get_schedule(self.record.id))
 
     def _out_of_slots(self) -> bool:
-        """No open slot: True when the tournament is over; a Swiss round that
-        is over gets its next round appended here (by whichever node asks
-        first: the store adds a round once) and False is returned."""
+        """No open slot: True when the tournament is over; a Swiss round or a
+        gauntlet deck set that is over gets the next one appended here (by
+        whichever node asks first: the store adds it once) and False is
+        returned."""
         if self._all_done():
             return True
-        if is_swiss(self.config):
-            extend_if_due(self.store, self.config, self.record.id)
+        if growth.grows(self.config):
+            growth.extend_if_due(self.store, self.config, self.record.id)
         return False
 
     def _close_tournament(self) -> None:

@@ -137,6 +137,12 @@ def verify_tournament(store: Store, tournament_id: str,
         from arena.tournament.swiss_play import pairing_problems
 
         report.problems += pairing_problems(store, config_from_wire(record.config), tournament_id)
+    if (record.config.get("schedule") or {}).get("kind") == "gauntlet":
+        from arena.tournament import gauntlet_play
+        from arena.tournament.config import config_from_wire as from_wire
+
+        report.problems += gauntlet_play.pairing_problems(store, from_wire(record.config),
+                                                          tournament_id)
     return report
 
 

@@ -200,8 +200,9 @@ def _schedule_page(store: Any, tid: str, limit: int, offset: int) -> dict[str, A
     slots = store.get_schedule(tid)
     # No seed: it fixes the decks of slots not yet played.
     items = [{"slot": s.slot, "players": s.players, "match_id": s.match_id,
-              "attempts": s.attempts, **({"round": s.extra["round"]} if "round" in s.extra
-                                         else {})} for s in slots[offset:offset + limit]]
+              "attempts": s.attempts,
+              **{k: s.extra[k] for k in ("round", "set") if k in s.extra}}
+             for s in slots[offset:offset + limit]]
     return page("slots", items, len(slots), limit, offset)
 
 

@@ -26,7 +26,7 @@ from aiohttp import web
 from arena.metrics import Metrics
 from arena.storage.base import NotFoundError, Store
 from arena.storage.writer import StoreWriter
-from arena.web import accounts, api, data_api, pages, sse, tournament_admin
+from arena.web import accounts, api, data_api, gauntlet_view, pages, sse, tournament_admin
 from arena.web.errors import NAME_RE, ApiError, StoreHealth, error_middleware
 from arena.web.guard import guard_middleware
 from arena.web.keys import (
@@ -197,6 +197,7 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
     app.router.add_routes(data_api.routes)  # before api's /api/matches/{id}
     app.router.add_routes(api.routes)
     app.router.add_routes(pages.routes)
+    app.router.add_routes(gauntlet_view.routes)
     static = Path(str(resources.files("arena.web").joinpath("static")))
     app.router.add_static("/static", static, name="static", append_version=False)
     return app

@@ -19,6 +19,7 @@ from arena.web.entrants import entrant_of
 from arena.web.errors import ApiError, check_name, int_param
 from arena.web.api import game_param, optional_game, server_game
 from arena.web.bot_page import all_matches_link, bot_game_section, house_note, scope_nav
+from arena.web.gauntlet_view import format_fact, gauntlet_section
 from arena.web.hosting_pages import versions_section
 from arena.web.ladder_view import LadderSet, ladder_sections, standings_fragment
 from arena.web.ladders import game_title, known_games, ladder_games
@@ -180,9 +181,10 @@ async def tournament(request: web.Request) -> web.Response:
 <dt>Game</dt><dd>{e(t["game"])} {docs.game_docs_links(game)}</dd>
 <dt>Status</dt><dd><span class="status {e(t["status"])}">{e(t["status"])}</span></dd>
 <dt>Created</dt><dd>{when(t["created_at"])}</dd>
-<dt>Finished</dt><dd>{when(t["finished_at"])}</dd>{_rounds_fact(p)}</dl>
+<dt>Finished</dt><dd>{when(t["finished_at"])}</dd>{_rounds_fact(p)}{format_fact(p)}</dl>
 {progress_bar(p["done"], p["total"])}
 {waiting_note(t.get("waiting"))}
+{gauntlet_section(tid, t.get("gauntlet"))}
 <section aria-labelledby="h-standings"><h2 id="h-standings">Standings</h2>
 <div id="standings" data-partial="/partials/standings?scope={u(tid)}">
 {standings_table(standings, "Standings of " + t["name"], tid, game)}</div></section>

@@ -47,7 +47,8 @@ CACHED_BOT_STATS = 256
 # What a visitor may see of a tournament config (commands, working
 # directories, the source file and the seed stay with the organiser).
 PUBLIC_CONFIG_KEYS = ("name", "game", "duplicate", "parallel", "limits", "rules")
-PUBLIC_SCHEDULE_KEYS = ("kind", "tables", "max_tables", "house_bot", "rounds")
+PUBLIC_SCHEDULE_KEYS = ("kind", "tables", "max_tables", "house_bot", "rounds", "challenger",
+                        "max_sets", "alpha", "effect")
 CACHE_SCOPES = 32  # chart series kept
 GAME_SCAN_PAGE = 500  # rows per store read when listing one game's matches
 FIRST_SEEN = "\0first-seen"  # cache key beside the scopes' (no scope has this name)
@@ -93,10 +94,11 @@ def event_wire(e: StoredEvent) -> Wire:
     return {"seq": e.seq, "at": e.at, "data": e.data}
 
 
-def progress(schedule: list[ScheduledMatch], config: Wire | None = None) -> Wire:
-    from arena.tournament.swiss import schedule_progress
+def progress(schedule: list[ScheduledMatch], config: Wire | None = None,
+             finished: bool = False) -> Wire:
+    from arena.tournament.growth import schedule_progress
 
-    return dict(schedule_progress(schedule, config))
+    return dict(schedule_progress(schedule, config, finished=finished))
 
 
 class Queries:
@@ -266,7 +268,8 @@ class Queries:
                         internal: bool = False) -> Wire:
         wire = {"id": t.id, "name": t.name, "game": t.game, "status": t.status.value,
                 "created_at": t.created_at, "finished_at": t.finished_at,
-                "progress": progress(self.store.get_schedule(t.id), t.config)}
+                "progress": progress(self.store.get_schedule(t.id), t.config,
+                                     t.status is TournamentStatus.FINISHED)}
         if config:
             wire["config"] = t.config if internal else public_config(t.config)
             wire.update(tournament_state(self.store, t))

@@ -66,6 +66,10 @@ async def test_a_challenge_is_played_unrated_and_the_quota_refuses_more(db_locat
             _, all_before = await get("/api/standings?scope=all")
 
             ask = {"opponents": ["south", "east"], "matches": 2}
+            # The quota counts matches waiting: none may be played before the
+            # refusal below is asked for (a quick match would free the quota).
+            playing = arena.challenges.tick
+            arena.challenges.tick = _nothing
             async with http.post(web + "/api/challenges", json=ask) as r:
                 assert r.status == 401  # who asks is the bot whose token it is
             async with http.post(web + "/api/challenges", json={**ask, "opponents": ["west"]},
@@ -92,6 +96,7 @@ async def test_a_challenge_is_played_unrated_and_the_quota_refuses_more(db_locat
                 assert "3 challenge matches waiting to be played" in \
                     (await r.json())["error"]["message"]
             assert len(store.list_tournaments()) == 2
+            arena.challenges.tick = playing
 
             async def finished():
                 _, d = await get(f"/api/challenges/{cid}")
@@ -135,6 +140,10 @@ async def test_a_challenge_is_played_unrated_and_the_quota_refuses_more(db_locat
         await asyncio.gather(*tasks, return_exceptions=True)
         await arena.stop()
         store.close()
+
+
+async def _nothing() -> None:
+    """A challenge service's tick that starts nothing."""
 
 
 async def _all_idle(arena: Arena, names: set[str]) -> bool:

@@ -58,10 +58,10 @@
 
   Arena.subscribe(channels, (message) => {
     switch (message.type) {
-      case "standings_changed": ["standings", ...ladders(message.scope), "charts", "matches", "tournaments"].forEach(refresh); break;
+      case "standings_changed": ["standings", ...ladders(message.scope), "charts", "matches", "tournaments", "gauntlet"].forEach(refresh); break;
       case "match_started": case "match_ended": refresh("live"); break;
-      case "progress": onProgress(message); refresh("matches"); refresh("tournaments"); break;
-      case "gap": ["standings", ...ladders(), "charts", "live", "matches", "tournaments"].forEach(refresh); break;
+      case "progress": onProgress(message); refresh("matches"); refresh("tournaments"); refresh("gauntlet"); break;
+      case "gap": ["standings", ...ladders(), "charts", "live", "matches", "tournaments", "gauntlet"].forEach(refresh); break;
       default: break;
     }
   }, { onStatus: (ok) => setStatus(ok ? "Live updates on." : "Live updates interrupted; reconnecting.") });
