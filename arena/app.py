@@ -201,11 +201,11 @@ async def serve(config: ServerConfig, *, hosted: bool = False, ladder_interval: 
     hosting = ladder = None
     if hosted:
         from arena.hosting.ladder import LadderSettings
-        from arena.hosting.service import hosting_root
+        from arena.hosting.service import build_cache
         from arena.hosting.versions import VersionStore
         from arena.web.hosting_api import Hosting
 
-        hosting = Hosting(VersionStore(hosting_root(config.db)))
+        hosting = Hosting(VersionStore(store, build_cache(config.db)))
         ladder = LadderSettings(interval_s=ladder_interval, max_tables=ladder_tables)
     from arena.tournament.command import start_bridge  # live events of the other nodes
 

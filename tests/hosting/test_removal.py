@@ -39,7 +39,7 @@ async def site(tmp_path: Path) -> AsyncIterator[Site]:
     store = SqliteStore(str(db))
     store.add_bot("evil", hash_token("evil-token"))
     store.add_bot("other", hash_token("other-token"))
-    hosting = Hosting(VersionStore(tmp_path / "hosted"))
+    hosting = Hosting(VersionStore(store, tmp_path / "hosted"))
     server = Arena(ServerConfig(host="127.0.0.1", port=0, http_port=0, db=str(db),
                                 house_wait_s=None, admin_token="admin"),
                    store, hosting=hosting).server
