@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from typing import Any
+from typing import Any, Callable
 
 import structlog
 from aiohttp import web
@@ -46,6 +46,9 @@ class WebService:
         self.people = people  # PeopleTables: the play pages' tables
         self.challenges = challenges  # ChallengeLimits when the arena plays challenges
         self.bot_port = bot_port  # the public bot port, when not the server's own
+        # Besides the server's own: who else closes a removed bot's connections
+        # (arena.app_workers adds its workers).
+        self.disconnects: list[Callable[[str, str, str | None], int]] = []
         self.limits = WebConnectionLimits()
         self.guard: ConnectionGuard | None = None
         self.port: int | None = None
@@ -62,7 +65,8 @@ class WebService:
                                     "bot_port": self.bot_port or server.port,
                                     "open": cfg.open},
                        hosting=self.hosting, people=self.people, challenges=self.challenges,
-                       connected=server.ladder_bots)
+                       connected=server.ladder_bots,
+                       disconnects=[server.disconnect_bot, *self.disconnects])
         # Counted and timed connections (arena.web.guard): a crowd on the
         # web port never takes the descriptors the bot port needs.
         self.guard = guard = ConnectionGuard(self.limits)

@@ -137,3 +137,43 @@ async def test_a_stopped_run_gives_its_token_back(site: Site) -> None:
     assert [await _hello(site.server, t) for t in tokens] == ["error"] * 3
     # Nothing accumulates per run: no token of it is left once no run is alive.
     assert site.server.local_tokens.issued_to("evil") == 0
+
+
+async def _connected(server: ArenaServer, token: str) -> RawBot:
+    """A remote bot connected with ``token``, welcomed."""
+    bot = await RawBot().connect(server.port or 0)
+    assert (await bot.hello(token, name=None) or {}).get("type") == "welcome"
+    return bot
+
+
+async def _closed_with(bot: RawBot, words: str) -> None:
+    """The server closes ``bot``'s connection, saying ``words`` first."""
+    said = await bot.until(lambda m: m.get("type") == "error", timeout=20)
+    assert said["code"] == "auth_failed" and words in said["message"], said
+    assert await bot.recv(timeout=20) is None  # and the connection ends
+
+
+async def test_removing_a_bot_closes_its_open_remote_connection(site: Site) -> None:
+    evil = await _connected(site.server, "evil-token")
+    other = await _connected(site.server, "other-token")
+    async with aiohttp.ClientSession() as http:
+        async with http.delete(f"{site.base}/api/bots/evil",
+                               headers={"Authorization": "Bearer admin"}) as response:
+            assert response.status == 200
+    await _closed_with(evil, "removed")
+    assert "evil" not in site.server.connected_bots()
+    assert "other" in site.server.connected_bots()  # the other bot stays connected
+    assert other.writer is not None and not other.writer.is_closing()
+
+
+async def test_rotating_a_token_closes_the_connections_that_used_the_old_one(site: Site) -> None:
+    old = await _connected(site.server, "evil-token")
+    async with aiohttp.ClientSession() as http:
+        async with http.post(f"{site.base}/api/bots/evil/token",
+                             headers={"Authorization": "Bearer evil-token"}) as response:
+            assert response.status == 200
+            new_token = (await response.json())["token"]
+    await _closed_with(old, "token")
+    fresh = await _connected(site.server, new_token)  # the new token plays on
+    assert "evil" in site.server.connected_bots()
+    assert fresh.writer is not None

@@ -150,6 +150,9 @@ class Worker:
             self.stopping.set()
         elif kind == "reserve":
             self._reserve(set(message.get("names", ())))
+        elif kind == "disconnect":  # the bot was removed or its token replaced
+            self.server.disconnect_bot(str(message["bot"]), str(message["reason"]),
+                                       message.get("keep"))
 
     def _reserve(self, names: set[str]) -> None:
         """The bots a tournament of the parent waits for: not seated here any
