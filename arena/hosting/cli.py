@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 from arena.hosting.builder import build, submit
 from arena.hosting.errors import HostingError
+from arena.hosting.legacy import import_legacy
 from arena.hosting.presets import LANGS
 from arena.hosting.queue import UploadLimits
 from arena.hosting.service import build_cache
@@ -65,7 +66,9 @@ def _versions(db: str) -> Iterator[VersionStore]:
                            f"--db {db}'")
     store = open_store(db)
     try:
-        yield VersionStore(store, build_cache(db))
+        versions = VersionStore(store, build_cache(db))
+        import_legacy(versions)  # what an older arena kept as files, once
+        yield versions
     finally:
         store.close()
 

@@ -17,6 +17,7 @@ from arena.hosting.builder import recover_unfinished
 from arena.hosting.cgroups import remove_stale
 from arena.hosting.hosted import HostedBots
 from arena.hosting.ladder import Ladder, LadderSettings
+from arena.hosting.legacy import import_legacy
 from arena.hosting.versions import VersionStore
 
 log = structlog.get_logger("arena.hosting")
@@ -92,6 +93,8 @@ class HostedService:
     async def start(self) -> None:
         # Sandboxes of an arena that was SIGKILLed left their cgroups behind.
         await asyncio.to_thread(remove_stale)
+        # Versions an older arena kept as files join the store (once).
+        await asyncio.to_thread(import_legacy, self.versions)
         # Uploads an earlier run left "building" end ready or failed.
         self._recovery = asyncio.get_running_loop().create_task(self._recover(time.time()))
         if self.ladder_settings is not None:

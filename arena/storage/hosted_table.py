@@ -90,6 +90,22 @@ class HostedTable:
         raise VersionNumberError(f"no version number for bot {record['bot']!r} after "
                                  f"{NUMBER_ATTEMPTS} attempts: too many uploads at once")
 
+    def import_hosted_version(self, record: dict[str, Any], upload: bytes) -> bool:
+        """Store a version under the number it has (one an older arena kept
+        as files); False if the bot has that number already."""
+        for key in ("files", "run", "matches"):
+            record.setdefault(key, [])
+        columns = ", ".join(_FIELDS)
+        with self.db.tx(durable=True) as db:
+            cur = db.execute(f"INSERT INTO hosted_versions (bot, version, {columns}) VALUES"
+                             f" (?, ?, {', '.join('?' for _ in _FIELDS)}) ON CONFLICT DO NOTHING",
+                             (record["bot"], record["version"], *_values(record)))
+            if cur.rowcount != 1:
+                return False
+            db.execute("INSERT INTO hosted_uploads (bot, version, data) VALUES (?, ?, ?)",
+                       (record["bot"], record["version"], upload))
+        return True
+
     def save_hosted_version(self, record: dict[str, Any]) -> None:
         """Write every field of an existing version (a finished build ends its claim)."""
         sets = ", ".join(f"{key} = ?" for key in _FIELDS)
