@@ -47,6 +47,9 @@ BUILD_LOG = "build.log"  # the build log's name among a version's logs
 # How long a node's claim on a build lasts without renewal; the builder
 # renews it every third of that, so only a node that died loses it.
 BUILD_LEASE_S = 90.0
+# A validation match is one match: a node that died in it leaves the
+# version to another node's ladder after this long.
+VALIDATION_LEASE_S = 600.0
 
 
 class BuildStatus(str, enum.Enum):
@@ -212,6 +215,12 @@ class VersionStore:
         """This node builds ``version`` (False: another node does, or it is done)."""
         return self.table.claim_hosted_build(version.bot, version.version, self.node,
                                              BUILD_LEASE_S)
+
+    def claim_validation(self, version: BotVersion) -> bool:
+        """This node plays ``version``'s validation match (False: another
+        node does, or it was played)."""
+        return self.table.claim_hosted_validation(version.bot, version.version, self.node,
+                                                  VALIDATION_LEASE_S)
 
     def release_build(self, version: BotVersion) -> None:
         self.table.release_hosted_build(version.bot, version.version, self.node)

@@ -18,6 +18,8 @@ One node builds a version: it *claims* the build (``build_node``,
 ``build_until``), renews the claim while building, and another node takes
 it over only after the claim ran out (a node that died mid-build), judged
 on the database's clock as slot leases are (:mod:`arena.storage.queue`).
+One node plays a version's validation match, claimed the same way
+(``validation_node``, ``validation_until``).
 
 Records cross this module as plain dicts of the column names (JSON columns
 decoded); :class:`arena.hosting.versions.BotVersion` is built from them above.
@@ -174,6 +176,18 @@ class HostedTable:
                 " WHERE bot = ? AND version = ? AND status = ? AND (build_node IS NULL"
                 f" OR build_node = ? OR build_until IS NULL OR build_until < {now})",
                 (node, lease_s, bot, version, BUILDING, node))
+            return cur.rowcount == 1
+
+    def claim_hosted_validation(self, bot: str, version: int, node: str, lease_s: float) -> bool:
+        """``node`` plays the version's validation match unless it has a
+        result or another node's claim is live; False then."""
+        now = self.db.dialect.now
+        with self.db.tx() as db:
+            cur = db.execute(
+                f"UPDATE hosted_versions SET validation_node = ?, validation_until = {now} + ?"
+                " WHERE bot = ? AND version = ? AND validation IS NULL AND (validation_node"
+                f" IS NULL OR validation_node = ? OR validation_until < {now})",
+                (node, lease_s, bot, version, node))
             return cur.rowcount == 1
 
     def release_hosted_build(self, bot: str, version: int, node: str) -> None:

@@ -207,7 +207,9 @@ TEMPLATES: list[list[str]] = [
     # (arena.storage.hosted_table): the record, the upload as sent, and the
     # build log and per-match stderr within their caps. (bot, version) is
     # the key, so two nodes can never both make a "v1"; build_node and
-    # build_until are the lease of the one node building the version.
+    # build_until are the lease of the one node building the version,
+    # validation_node and validation_until of the one playing its validation
+    # match.
     [
         """CREATE TABLE hosted_versions (
             bot TEXT NOT NULL,
@@ -227,6 +229,8 @@ TEMPLATES: list[list[str]] = [
             validation TEXT,
             build_node TEXT,
             build_until {real},
+            validation_node TEXT,
+            validation_until {real},
             PRIMARY KEY (bot, version))""",
         "CREATE INDEX hosted_versions_ready ON hosted_versions (bot, status, version)",
         "CREATE INDEX hosted_versions_status ON hosted_versions (status)",
@@ -268,7 +272,8 @@ COPIED_TABLES: list[tuple[str, tuple[str, ...], str]] = [
                   "lease_node", "lease_until"), "tournament_id, slot"),
     ("hosted_versions", ("bot", "version", "status", "lang", "game", "filename", "content_hash",
                          "created_at", "built_at", "build_seconds", "reason", "files", "run",
-                         "matches", "validation", "build_node", "build_until"), "bot, version"),
+                         "matches", "validation", "build_node", "build_until", "validation_node",
+                         "validation_until"), "bot, version"),
     ("hosted_uploads", ("bot", "version", "data"), "bot, version"),
     ("hosted_logs", ("bot", "version", "name", "data", "at"), "bot, version, name"),
 ]

@@ -120,3 +120,18 @@ def test_submit_to_a_database_server_builds_outside_the_working_folder(
     assert "shared v1: ready" in capsys.readouterr().out.splitlines()
     assert os.listdir(shell) == []
     assert list((tmp_path / "cache" / "arena" / "hosted").rglob("built"))  # its cache
+
+
+async def test_one_node_plays_a_versions_validation_match(nodes: Nodes) -> None:
+    from arena.hosting.errors import HostingError
+    from arena.hosting.validation import ValidationResult, play_validation
+
+    version = await build(nodes.a.versions, submit(nodes.a.versions, "shared", BOT, "bot.py"))
+    on_b = nodes.b.versions.get("shared", version.version)
+    results = await asyncio.gather(play_validation(nodes.a.server, nodes.a.hosted, version),
+                                   play_validation(nodes.b.server, nodes.b.hosted, on_b),
+                                   return_exceptions=True)
+    played = [r for r in results if isinstance(r, ValidationResult)]
+    refused = [r for r in results if isinstance(r, HostingError)]
+    assert len(played) == 1 and len(refused) == 1, results
+    assert played[0].passed and nodes.b.versions.get("shared", 1).validated

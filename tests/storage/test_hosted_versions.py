@@ -118,3 +118,12 @@ def test_dropped_versions_take_their_uploads_and_logs(open_at: Callable[[], Stor
     assert store.hosted_log("bot", 1, "build.log") is None
     assert store.hosted_version("bot", 2)["matches"] == ["m-1"]
     assert store.add_hosted_version(_record(), b"x")["version"] == 3  # never reused
+
+
+def test_one_node_plays_a_versions_validation_match(open_at: Callable[[], Store]) -> None:
+    a, b = open_at(), open_at()
+    record = a.add_hosted_version(_record(status="ready"), b"x")  # type: ignore[attr-defined]
+    assert a.claim_hosted_validation("bot", 1, "node-a", 600)  # type: ignore[attr-defined]
+    assert not b.claim_hosted_validation("bot", 1, "node-b", 600)  # type: ignore[attr-defined]
+    a.save_hosted_version({**record, "validation": {"passed": True}})  # type: ignore[attr-defined]
+    assert not a.claim_hosted_validation("bot", 1, "node-a", 600)  # played: nobody again
