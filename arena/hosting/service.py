@@ -112,6 +112,8 @@ class HostedService:
         while True:
             try:
                 await recover_unfinished(self.versions, before=before)
+                # Versions pruned on another node leave this node's cache.
+                await asyncio.to_thread(self.versions.sweep_cache)
             except Exception as exc:  # noqa: BLE001 - the store is away: next round
                 log.warning("hosting_recovery_failed", error=str(exc))
             await asyncio.sleep(RECOVER_EVERY_S)

@@ -30,6 +30,7 @@ import hashlib
 import os
 import re
 import secrets
+import shutil
 import socket
 import time
 from dataclasses import asdict, dataclass, field
@@ -43,6 +44,7 @@ from arena.storage.hosted_table import HostedTable
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 _MATCH = re.compile(r"^[A-Za-z0-9_.:-]{1,80}$")
+_CACHED = re.compile(r"^v\d+-[0-9a-f]{16}$")  # a cache folder (local_dir)
 BUILD_LOG = "build.log"  # the build log's name among a version's logs
 # How long a node's claim on a build lasts without renewal; the builder
 # renews it every third of that, so only a node that died loses it.
@@ -182,16 +184,37 @@ class VersionStore:
 
     def prune(self, bot: str, keep: int) -> list[int]:
         """Remove all but the ``keep`` newest versions of ``bot``, never the one
-        that plays nor one still building; the numbers removed."""
+        that plays nor one still building; the numbers removed. This node's
+        cache of them goes too (other nodes' at their next sweep)."""
         active = self.active(bot)
         found = self.versions(bot)
         newest = {v.version for v in found[-keep:]}
-        gone = [v.version for v in found
+        gone = [v for v in found
                 if v.version not in newest and not (active and v.version == active.version)
                 and v.status is not BuildStatus.BUILDING]
         if gone:
-            self.table.drop_hosted_versions(bot, gone)
-        return gone
+            self.table.drop_hosted_versions(bot, [v.version for v in gone])
+            for version in gone:
+                shutil.rmtree(self.local_dir(version), ignore_errors=True)
+        return [v.version for v in gone]
+
+    def sweep_cache(self) -> list[Path]:
+        """Remove this node's cache folders of versions the store no longer
+        has (pruned on another node) or has under another upload; the
+        folders removed. Reads folders: call it off the event loop."""
+        if not self.root.is_dir():
+            return []
+        removed = []
+        for bot_dir in sorted(self.root.iterdir()):
+            if not bot_dir.is_dir() or not _NAME.match(bot_dir.name):
+                continue
+            kept = {self.local_dir(v).name for v in self.versions(bot_dir.name)}
+            for folder in sorted(bot_dir.iterdir()):
+                if _CACHED.match(folder.name) and folder.name not in kept \
+                        and not os.path.ismount(folder / "work"):
+                    shutil.rmtree(folder, ignore_errors=True)
+                    removed.append(folder)
+        return removed
 
     def record_validation(self, version: BotVersion, result: dict[str, object]) -> BotVersion:
         """Keep ``version``'s validation result; a failed one makes the version

@@ -129,3 +129,23 @@ async def test_uploads_past_the_versions_kept_remove_the_oldest(site) -> None:
             break
         await asyncio.sleep(0.05)
     assert [v.version for v in hosting.versions.versions("owner-bot")] == [2, 3, 4]
+
+
+def test_pruned_versions_leave_the_build_cache_of_every_node(tmp_path: Path) -> None:
+    versions = versions_at(tmp_path)
+    other_node = VersionStore(versions.store, tmp_path / "other-cache")
+    first = submit(versions, "bot", BOT, "bot.py")
+    first.status = BuildStatus.READY
+    versions.save(first)
+    later = [submit(versions, "bot", BOT + b"#%d\n" % i, "bot.py") for i in range(3)]
+    for version in later:  # failed, and unpacked on the other node too
+        version.status = BuildStatus.FAILED
+        versions.save(version)
+        (other_node.local_dir(version) / "app").mkdir(parents=True)
+    versions.prune("bot", keep=1)
+    assert [v.version for v in versions.versions("bot")] == [1, 4]
+    assert not versions.local_dir(later[0]).exists()  # here at once
+    assert other_node.local_dir(later[0]).exists()
+    assert other_node.sweep_cache() == [other_node.local_dir(v) for v in later[:2]]
+    assert not other_node.local_dir(later[0]).exists()
+    assert other_node.local_dir(later[2]).exists()  # v4 is kept
