@@ -146,11 +146,11 @@ class HostedTable:
         from an index, however long the bots' histories."""
         with self.db.read() as db:
             rows = db.execute(
-                "SELECT v.* FROM hosted_versions v LEFT JOIN bots b ON b.name = v.bot"
-                " WHERE v.status = ? AND COALESCE(b.removed, 0) = 0 AND v.version ="
-                " (SELECT MAX(w.version) FROM hosted_versions w"
-                "  WHERE w.bot = v.bot AND w.status = ?) ORDER BY v.bot",
-                (READY, READY)).fetchall()
+                "SELECT v.* FROM (SELECT bot, MAX(version) AS newest FROM hosted_versions"
+                "  WHERE status = ? GROUP BY bot) m"
+                " JOIN hosted_versions v ON v.bot = m.bot AND v.version = m.newest"
+                " LEFT JOIN bots b ON b.name = v.bot"
+                " WHERE COALESCE(b.removed, 0) = 0 ORDER BY v.bot", (READY,)).fetchall()
         return [_record(r) for r in rows]
 
     def hosted_building(self) -> list[dict[str, Any]]:
