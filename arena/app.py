@@ -29,6 +29,7 @@ from arena.live import LiveHub
 from arena.metrics import Metrics
 from arena.people import PeopleSettings, PeopleTables
 from arena.server.config import ServerConfig
+from arena.server.revoke import TokenSweep
 from arena.server.server import ArenaServer
 from arena.storage.base import Store
 from arena.tournament.challenge import ChallengeLimits
@@ -135,6 +136,9 @@ class Arena:
         self.web = (WebService(hosting, bot_port, self.people, challenges)
                     if config.http_port is not None else None)
         services: list[Any] = [self.people, self.web] if self.web is not None else []
+        # Removed bots and replaced tokens the web here did not see (another
+        # node, 'arena bots remove' beside it): their connections close too.
+        services.append(TokenSweep())
         if config.run_tournaments:
             services.append(DirectorService())
         self.challenges: Any = None  # plays challenges asked for over HTTP

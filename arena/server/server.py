@@ -478,7 +478,7 @@ class ArenaServer:
         return len(conns)
 
     def disconnect_bot(self, bot: str, reason: str, keep_token: str | None = None) -> int:
-        return disconnect(self._connections, bot, reason, keep_token)  # see arena/server/revoke.py
+        return disconnect(self._connections, bot, reason, keep_token, self.local_tokens)
 
     def ladder_bots(self) -> list[tuple[str, str]]:
         """(bot, game) of connected bots that opted in to the hosted ladder."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from pathlib import Path
 from typing import AsyncIterator
@@ -177,3 +178,22 @@ async def test_rotating_a_token_closes_the_connections_that_used_the_old_one(sit
     fresh = await _connected(site.server, new_token)  # the new token plays on
     assert "evil" in site.server.connected_bots()
     assert fresh.writer is not None
+
+
+async def test_a_bot_removed_beside_the_server_loses_its_open_connection(site: Site) -> None:
+    evil = await _connected(site.server, "evil-token")
+    site.server.store.remove_bot("evil")  # as `arena bots remove` or another node does
+    await _closed_with(evil, "removed")  # at the server's next look at the store
+
+
+async def test_a_token_replaced_elsewhere_closes_the_old_connection_not_the_hosted_run(
+        site: Site) -> None:
+    run = await site.service.hosted.start("evil")  # its code connects with a local token
+    for _ in range(400):
+        if "evil" in site.server.connected_bots():
+            break
+        await asyncio.sleep(0.05)
+    old = await _connected(site.server, "evil-token")
+    site.server.store.set_token_hash("evil", hash_token("evil-new-token"))  # another node
+    await _closed_with(old, "token")
+    assert run.alive and "evil" in site.server.connected_bots()  # the run plays on
