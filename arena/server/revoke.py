@@ -25,7 +25,6 @@ from protocol.errors import ErrorCode
 
 from arena.server.connection import BotConnection
 from arena.server.local_tokens import LocalTokens
-from arena.storage.base import StorageError
 
 if TYPE_CHECKING:
     from arena.server.server import ArenaServer
@@ -78,8 +77,9 @@ class TokenSweep:
                 continue
             try:
                 records: list[Any] = await server.writer.read(server.store.list_bots)
-            except StorageError:
-                continue  # the store is away: the next round asks again
+            except Exception as exc:  # noqa: BLE001 - a store away or failing: next round
+                log.debug("token_sweep_skipped", error=str(exc))
+                continue
             for record in records:
                 if record.name not in connected or record.kind == "house":
                     continue
