@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from typing import Any
+from typing import Any, Callable
 
 import structlog
 from aiohttp import web
@@ -29,6 +29,7 @@ from arena.live import LiveHub
 from arena.metrics import Metrics
 from arena.people import PeopleSettings, PeopleTables
 from arena.server.config import ServerConfig
+from arena.server.revoke import TokenSweep
 from arena.server.server import ArenaServer
 from arena.storage.base import Store
 from arena.tournament.challenge import ChallengeLimits
@@ -46,6 +47,9 @@ class WebService:
         self.people = people  # PeopleTables: the play pages' tables
         self.challenges = challenges  # ChallengeLimits when the arena plays challenges
         self.bot_port = bot_port  # the public bot port, when not the server's own
+        # Besides the server's own: who else closes a removed bot's connections
+        # (arena.app_workers adds its workers).
+        self.disconnects: list[Callable[[str, str, str | None], int]] = []
         self.limits = WebConnectionLimits()
         self.guard: ConnectionGuard | None = None
         self.port: int | None = None
@@ -62,7 +66,8 @@ class WebService:
                                     "bot_port": self.bot_port or server.port,
                                     "open": cfg.open},
                        hosting=self.hosting, people=self.people, challenges=self.challenges,
-                       connected=server.ladder_bots)
+                       connected=server.ladder_bots,
+                       disconnects=[server.disconnect_bot, *self.disconnects])
         # Counted and timed connections (arena.web.guard): a crowd on the
         # web port never takes the descriptors the bot port needs.
         self.guard = guard = ConnectionGuard(self.limits)
@@ -131,6 +136,9 @@ class Arena:
         self.web = (WebService(hosting, bot_port, self.people, challenges)
                     if config.http_port is not None else None)
         services: list[Any] = [self.people, self.web] if self.web is not None else []
+        # Removed bots and replaced tokens the web here did not see (another
+        # node, 'arena bots remove' beside it): their connections close too.
+        services.append(TokenSweep())
         if config.run_tournaments:
             services.append(DirectorService())
         self.challenges: Any = None  # plays challenges asked for over HTTP
@@ -201,11 +209,11 @@ async def serve(config: ServerConfig, *, hosted: bool = False, ladder_interval: 
     hosting = ladder = None
     if hosted:
         from arena.hosting.ladder import LadderSettings
-        from arena.hosting.service import hosting_root
+        from arena.hosting.service import build_cache
         from arena.hosting.versions import VersionStore
         from arena.web.hosting_api import Hosting
 
-        hosting = Hosting(VersionStore(hosting_root(config.db)))
+        hosting = Hosting(VersionStore(store, build_cache(config.db)))
         ladder = LadderSettings(interval_s=ladder_interval, max_tables=ladder_tables)
     from arena.tournament.command import start_bridge  # live events of the other nodes
 

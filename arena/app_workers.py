@@ -184,6 +184,8 @@ class WorkersArena:
                                node_base=store.node or unnamed_serve_base(),
                                metrics=self.metrics, live=self.live,
                                on_gone=self.bridge.node_gone, log_level=log_level)
+        if self.arena.web is not None:  # a removed bot's connections close everywhere
+            self.arena.web.disconnects.append(self._disconnect_in_workers)
         self.parent_bots = ParentBots(
             store, self.arena.server, open_names=config.open, ladder=hosted_ladder,
             on_names=lambda names: self.pool.broadcast({"t": "reserve",
@@ -196,6 +198,12 @@ class WorkersArena:
     @property
     def http_port(self) -> int | None:
         return self.arena.http_port
+
+    def _disconnect_in_workers(self, bot: str, reason: str, keep_token: str | None) -> int:
+        """Tell every worker to close ``bot``'s connections (it answers nothing:
+        the count is of this process's, none)."""
+        self.pool.broadcast({"t": "disconnect", "bot": bot, "reason": reason, "keep": keep_token})
+        return 0
 
     def _alive(self) -> list[bool]:
         return self.pool.alive()

@@ -99,7 +99,7 @@ async def hosted_bot(runs: int, tmp: Path) -> dict[str, float]:
     await server.start()
     sockets = tmp / "sockets"
     sockets.mkdir()
-    versions = VersionStore(tmp / "hosted")
+    versions = VersionStore(store, tmp / "hosted")
     await submit_and_build(versions, "bench", BOT.read_bytes(), "bot.py")
     hosted = HostedBots(versions, sockets, server.start_unix, server.local_tokens)
     ready_sandboxed, ready_plain, pss_sandboxed, pss_plain = [], [], [], []

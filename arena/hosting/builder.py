@@ -1,69 +1,56 @@
-"""Submitting and building a version: unpack, pick the preset, build in the sandbox."""
+"""Submitting and building a version: store the upload, unpack it, build it
+once (one node of the store, under a claim), check that it starts.
+
+The build steps themselves, shared with a node that builds a version it
+did not build first, are in :mod:`.local_build`.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import shutil
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 import structlog
 
-from arena.hosting.archive import ArchiveLimits, unpack_submission
+from arena.hosting.archive import ArchiveLimits
 from arena.hosting.errors import ArchiveError, BuildError, HostingError
-from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap
-from arena.hosting.presets import BotRecipe, interpreter_command, recipe_for
-from arena.hosting.sandbox import (Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts,
-                                   sandbox_python)
-from arena.hosting.start_check import START_CHECK_SECONDS, check_start
-from arena.hosting.uids import POOL
-from arena.hosting.workspace import BuildDisk, clear_leftover
-from arena.hosting.versions import BotVersion, BuildStatus, VersionStore
+from arena.hosting.local_build import (
+    BuildLimits,
+    run_recipe,
+    unpack_here,
+    unpack_stored,
+    ensure_built,
+)
+from arena.hosting.logs import cut_to_cap
+from arena.hosting.start_check import check_start
+from arena.hosting.versions import BUILD_LEASE_S, BotVersion, BuildStatus, VersionStore
+from arena.hosting.workspace import clear_leftover
+
+__all__ = ["BuildLimits", "build", "ensure_built", "recover_unfinished", "submit",
+           "submit_and_build"]
 
 log = structlog.get_logger("arena.hosting.build")
-RELAY = Path(__file__).with_name("relay.py")  # caps the build's output, as it does a bot's
-
-
-@dataclass(frozen=True)
-class BuildLimits:
-    wall_seconds: float = 180.0
-    memory_bytes: int = 1 << 30
-    processes: int = 128
-    tmp_bytes: int = 512 << 20  # npm's cache lives here during the build
-    disk_bytes: int = 256 << 20  # what the build may leave in the bot's directory
-    files: int = 20_000  # files and directories it may leave there
-    start_check_s: float = START_CHECK_SECONDS  # to say hello in the play sandbox
-
-
-def _plain_suffix(filename: str) -> str:
-    name = filename.replace("\\", "/").rsplit("/", 1)[-1].lower()
-    for suffix in (".tar.gz", ".tgz", ".tar", ".zip"):
-        if name.endswith(suffix):
-            return suffix
-    suffix = Path(name).suffix if "\x00" not in name else ""
-    return suffix if 1 < len(suffix) <= 8 and suffix[1:].isalnum() else ""
 
 
 def submit(versions: VersionStore, bot: str, data: bytes, filename: str, *,
            lang: str | None = None, limits: ArchiveLimits = ArchiveLimits()) -> BotVersion:
-    """Store an upload as a new version and unpack it (the build comes next).
+    """Store an upload as a new version and unpack it here (the build comes
+    next, on this node or any other of the store).
 
     A refused archive still becomes a version — ``failed`` with the reason —
-    so its owner sees what happened where every version is listed.
+    so its owner sees what happened where every version is listed. Reads
+    and writes the store and files: call it off the event loop.
     """
-    version = versions.new_version(bot, filename[:200], lang)
-    directory = versions.version_dir(bot, version.version)
-    upload = directory / "upload"
-    upload.mkdir()
-    # Kept under a name of ours: the sender's may be "..", 300 characters long
-    # or hold a NUL byte. Only a short, plain suffix is carried over.
-    (upload / ("upload" + _plain_suffix(filename))).write_bytes(data[: limits.max_upload_bytes])
+    # Kept under the sender's name only as a record: the files are unpacked
+    # under names of ours, and a long, odd or NUL-holding name is harmless.
+    version = versions.new_version(bot, filename[:200], lang, data[: limits.max_upload_bytes])
+    directory = versions.local_dir(version)
     try:
-        version.files = unpack_submission(data, filename, directory / "app", limits)
+        version.files = unpack_here(directory, data, version.filename, limits)
     except ArchiveError as exc:
-        shutil.rmtree(directory / "app", ignore_errors=True)
+        shutil.rmtree(directory, ignore_errors=True)
         version.status, version.reason = BuildStatus.FAILED, str(exc)
         versions.save(version)
         log.info("submission_refused", bot=bot, version=version.version, reason=str(exc))
@@ -76,16 +63,31 @@ async def build(versions: VersionStore, version: BotVersion,
                 limits: BuildLimits = BuildLimits()) -> BotVersion:
     """Build ``version`` in the sandbox; it ends ``ready`` or ``failed``.
 
-    The build writes into a disk of its own (:mod:`.workspace`): bounded in
-    bytes and files, copied back clean when it is done. Its log is cut at
-    ``LOG_CAP_BYTES``. Nothing here walks the bot's files on the loop.
+    One node builds a version: this one claims it in the store first, and
+    if another node holds the claim returns the record as stored (that node
+    finishes it). The build writes into a disk of its own
+    (:mod:`.workspace`): bounded in bytes and files, copied back clean when
+    it is done. Its log is cut at ``LOG_CAP_BYTES`` and kept in the store.
+    Nothing here walks the bot's files on the loop.
     """
     key = (version.bot, version.version)
     if version.status is not BuildStatus.BUILDING or key in _BUILDING:
         return version
     _BUILDING.add(key)
     try:
-        return await _build(versions, version, limits)
+        if not await asyncio.to_thread(versions.claim_build, version):
+            log.info("build_claimed_elsewhere", bot=version.bot, version=version.version)
+            return await asyncio.to_thread(versions.get, version.bot, version.version)
+        renewal = asyncio.get_running_loop().create_task(_keep_claim(versions, version))
+        try:
+            return await _build(versions, version, limits)
+        finally:
+            renewal.cancel()
+            if version.status is BuildStatus.BUILDING:  # cancelled: anyone may build it
+                try:
+                    await asyncio.shield(asyncio.to_thread(versions.release_build, version))
+                except Exception as exc:  # noqa: BLE001 - the claim then runs out by itself
+                    log.warning("build_claim_not_released", bot=version.bot, error=str(exc))
     finally:
         _BUILDING.discard(key)
 
@@ -93,31 +95,27 @@ async def build(versions: VersionStore, version: BotVersion,
 _BUILDING: set[tuple[str, int]] = set()  # (bot, version) being built in this process
 
 
+async def _keep_claim(versions: VersionStore, version: BotVersion) -> None:
+    """Renew this node's claim on the build while it runs."""
+    while True:
+        await asyncio.sleep(BUILD_LEASE_S / 3)
+        if not await asyncio.to_thread(versions.claim_build, version):
+            log.warning("build_claim_lost", bot=version.bot, version=version.version)
+            return
+
+
 async def _build(versions: VersionStore, version: BotVersion, limits: BuildLimits) -> BotVersion:
-    directory = versions.version_dir(version.bot, version.version)
+    directory = versions.local_dir(version)
     app = directory / "app"
     log_path = directory / "build.log"
     started = time.monotonic()
-    log_file = await asyncio.to_thread(open, log_path, "wb")
+    await clear_leftover(directory / "work")  # a build this node left half-way
+    log_file = None
     try:
-        recipe = await asyncio.to_thread(recipe_for, app, version.lang)
+        await asyncio.to_thread(unpack_stored, versions, version, directory)
+        log_file = await asyncio.to_thread(open, log_path, "wb")
+        recipe = await run_recipe(directory, version.lang, log_file, limits)
         version.lang, version.game = recipe.lang, recipe.game
-        if recipe.build:
-            lease = POOL.lease()  # one user id over every step, owning the build's disk
-            try:
-                async with BuildDisk(directory / "work", limits.disk_bytes, limits.files,
-                                     lease.uid) as disk:
-                    await disk.fill_from(app)
-                    for step in recipe.build:
-                        code = await _run_step(disk.path, recipe, step, log_file, limits,
-                                               lease.uid)
-                        disk.check()  # a full disk explains a failed step best
-                        if code != 0:
-                            raise BuildError(f"the build step {' '.join(step)!r} exited with "
-                                             f"code {code} (see the build log)")
-                    await disk.copy_out(app)
-            finally:
-                lease.release()
         version.run = recipe.run
         # Built is not ready: it must start where it plays, under the play
         # sandbox's limits (smaller than the build's), and say hello.
@@ -129,44 +127,32 @@ async def _build(versions: VersionStore, version: BotVersion, limits: BuildLimit
         version.status = BuildStatus.READY
     except BuildError as exc:
         version.status, version.reason = BuildStatus.FAILED, str(exc)
-        log_file.write(f"\nbuild failed: {exc}\n".encode())
+        if log_file is not None:
+            log_file.write(f"\nbuild failed: {exc}\n".encode())
     except HostingError as exc:
         version.status, version.reason = BuildStatus.FAILED, f"sandbox: {exc}"
     finally:
-        log_file.close()
-    await asyncio.to_thread(cut_to_cap, log_path)
+        if log_file is not None:
+            log_file.close()
     version.built_at = time.time()
     version.build_seconds = round(time.monotonic() - started, 3)
-    await asyncio.to_thread(versions.save, version)
+    await asyncio.to_thread(_finish, versions, version, log_path)
     log.info("build_finished", bot=version.bot, version=version.version,
              status=version.status.value, seconds=version.build_seconds, reason=version.reason)
     return version
 
 
-async def _run_step(work: Path, recipe: BotRecipe, step: list[str], log_file: BinaryIO,
-                    limits: BuildLimits, uid: int) -> int:
-    """One build step in the sandbox; its exit code. Its output (stdout and
-    stderr) reaches the log through the relay, which keeps the first
-    ``LOG_CAP_BYTES``."""
-    log_file.write(f"$ {' '.join(step)}\n".encode())
-    log_file.flush()
-    capped = [sandbox_python(), "-I", "/arena/relay.py", "--build",
-              "--log-cap", str(LOG_CAP_BYTES), "--"]
-    spec = SandboxSpec(command=[*capped, *interpreter_command(step)], app_dir=work,
-                       app_writable=True,
-                       mounts=[*python_mounts(), Mount(RELAY, "/arena/relay.py")],
-                       limits=SandboxLimits(memory_bytes=limits.memory_bytes,
-                                            processes=limits.processes,
-                                            tmp_bytes=limits.tmp_bytes, cpu_seconds=600))
-    sandbox = Sandbox(spec, stderr=log_file.fileno(), uid=uid)
-    await sandbox.start()
+def _finish(versions: VersionStore, version: BotVersion, log_path: Path) -> None:
+    """(a worker thread) The build log, cut to its cap, and the record go to
+    the store; a ready version is marked built on this node."""
+    cut_to_cap(log_path)
     try:
-        return await sandbox.wait(limits.wall_seconds)
-    except TimeoutError:
-        raise BuildError(f"the build step {step[0]!r} took longer than "
-                         f"{limits.wall_seconds:g} s and was stopped") from None
-    finally:
-        await sandbox.stop()
+        versions.keep_build_log(version, log_path.read_bytes())
+    except FileNotFoundError:
+        pass
+    versions.save(version)
+    if version.status is BuildStatus.READY:
+        (log_path.parent / "built").touch()
 
 
 async def submit_and_build(versions: VersionStore, bot: str, data: bytes, filename: str, *,
@@ -181,25 +167,20 @@ def run_build_sync(versions: VersionStore, version: BotVersion) -> BotVersion:
 
 async def recover_unfinished(versions: VersionStore,
                              before: float | None = None) -> list[BotVersion]:
-    """Versions left ``building`` by an arena that stopped (or by ``arena bots
-    submit --no-build``) are built now, one at a time; one whose upload was
-    never unpacked is ``failed``, to be uploaded again. Called when a server
-    with hosted bots starts (``before``: its start; later uploads have their
-    own builds); returns what it finished."""
+    """Versions left ``building`` (by a node that stopped or died, or by
+    ``arena bots submit --no-build``) are built now, one at a time, from
+    their stored uploads; one another node is building (its claim is live)
+    is left to it. Called when a server with hosted bots starts and then
+    now and again (``before``: only versions stored before then); returns
+    what it finished."""
     finished = []
     for version in await asyncio.to_thread(versions.unfinished):
         if before is not None and version.created_at >= before:
             continue
         if (version.bot, version.version) in _BUILDING:
             continue
-        directory = versions.version_dir(version.bot, version.version)
-        await clear_leftover(directory / "work")
-        if not await asyncio.to_thread((directory / "app").is_dir):
-            version.status = BuildStatus.FAILED
-            version.reason = "the arena stopped before this upload was unpacked; upload it again"
-            await asyncio.to_thread(versions.save, version)
-        else:
-            log.info("build_resumed", bot=version.bot, version=version.version)
-            version = await build(versions, version)
-        finished.append(version)
+        log.info("build_resumed", bot=version.bot, version=version.version)
+        version = await build(versions, version)
+        if version.status is not BuildStatus.BUILDING:
+            finished.append(version)
     return finished

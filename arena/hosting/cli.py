@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from arena.hosting.builder import build, submit
 from arena.hosting.errors import HostingError
+from arena.hosting.legacy import import_legacy
 from arena.hosting.presets import LANGS
 from arena.hosting.queue import UploadLimits
-from arena.hosting.service import hosting_root
+from arena.hosting.service import build_cache
 from arena.hosting.versions import VersionStore
 from arena.options import at_least, seconds
+from arena.storage.base import StorageError
 
 
 def add_bot_commands(bots_sub: argparse._SubParsersAction, add: Any) -> None:
@@ -53,36 +56,41 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
                        help="with --hosted: ladder matches at once (default: %(default)s)")
 
 
-def _versions(db: str) -> VersionStore:
-    return VersionStore(hosting_root(db))
-
-
-def _registered(db: str, name: str) -> None:
+@contextlib.contextmanager
+def _versions(db: str) -> Iterator[VersionStore]:
+    """The versions in the store at ``db`` (its build cache on this machine)."""
     from arena.storage import open_store
 
     if "://" not in db and not Path(db).exists():
-        raise HostingError(f"no arena store at {db!r}: create it with 'arena bots add {name} --db {db}'")
+        raise HostingError(f"no arena store at {db!r}: create it with 'arena bots add NAME "
+                           f"--db {db}'")
     store = open_store(db)
     try:
-        bot = store.get_bot(name)
+        versions = VersionStore(store, build_cache(db))
+        import_legacy(versions)  # what an older arena kept as files, once
+        yield versions
     finally:
         store.close()
+
+
+def _registered(versions: VersionStore, name: str) -> None:
+    bot = versions.store.get_bot(name)
     if bot is None or bot.removed:
         raise HostingError(f"no bot named {name!r}: register it first with 'arena bots add {name}'")
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
     try:
-        _registered(args.db, args.name)
         path = Path(args.path)
-        if not path.is_file():
-            raise HostingError(f"no file {args.path!r}")
-        versions = _versions(args.db)
-        version = submit(versions, args.name, path.read_bytes(), path.name, lang=args.lang)
-        versions.prune(args.name, keep=UploadLimits().versions_kept)
-        if not args.no_build:
-            version = asyncio.run(build(versions, version))
-    except HostingError as exc:
+        with _versions(args.db) as versions:
+            _registered(versions, args.name)
+            if not path.is_file():
+                raise HostingError(f"no file {args.path!r}")
+            version = submit(versions, args.name, path.read_bytes(), path.name, lang=args.lang)
+            versions.prune(args.name, keep=UploadLimits().versions_kept)
+            if not args.no_build:
+                version = asyncio.run(build(versions, version))
+    except (HostingError, StorageError) as exc:
         print(f"arena bots submit: {exc}", file=sys.stderr)
         return 2
     print(f"{args.name} v{version.version}: {version.status.value}"
@@ -92,8 +100,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 def cmd_versions(args: argparse.Namespace) -> int:
     try:
-        versions = _versions(args.db).versions(args.name)
-    except HostingError as exc:
+        with _versions(args.db) as store:
+            versions = store.versions(args.name)
+    except (HostingError, StorageError) as exc:
         print(f"arena bots versions: {exc}", file=sys.stderr)
         return 2
     if args.json:
@@ -111,13 +120,13 @@ def cmd_versions(args: argparse.Namespace) -> int:
 
 def cmd_build_log(args: argparse.Namespace) -> int:
     try:
-        store = _versions(args.db)
-        versions = store.versions(args.name)
-        if not versions:
-            raise HostingError(f"{args.name} has no versions")
-        number = args.version or versions[-1].version
-        sys.stdout.write(store.build_log(args.name, number))
-    except HostingError as exc:
+        with _versions(args.db) as store:
+            versions = store.versions(args.name)
+            if not versions:
+                raise HostingError(f"{args.name} has no versions")
+            number = args.version or versions[-1].version
+            sys.stdout.write(store.build_log(args.name, number))
+    except (HostingError, StorageError) as exc:
         print(f"arena bots build-log: {exc}", file=sys.stderr)
         return 2
     return 0

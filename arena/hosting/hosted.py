@@ -6,13 +6,13 @@ sandbox at ``/arena/arena.sock`` and the relay makes it ``127.0.0.1:7000``
 inside. The bot gets the same four
 variables as any bot the arena starts (``ARENA_HOST``, ``ARENA_PORT``,
 ``ARENA_TOKEN``, ``ARENA_NAME``) and from then on is an ordinary bot. Its
-stderr goes to a file its owner can read; nobody else sees it.
+stderr goes to a file while it runs and to the store when it stops, where
+its owner can read it from any node; nobody else sees it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 import time
 from dataclasses import dataclass
@@ -23,7 +23,8 @@ import structlog
 
 from arena.hosting.presets import interpreter_command
 from arena.hosting.errors import HostingError
-from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap, prune_stderr
+from arena.hosting.local_build import ensure_built
+from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap
 from arena.hosting.run_socket import Listener, RunSocket
 from arena.hosting.sandbox import (Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts,
                                    sandbox_python)
@@ -124,10 +125,10 @@ class HostedBots:
             raise HostingError(f"bot {bot!r} v{version_number} no longer is the version that plays")
         if bot in self.runs and self.runs[bot].alive:
             return self.runs[bot]
-        app = self.versions.version_dir(bot, version.version) / "app"
+        # Built on another node of the store: built here first, from the upload.
+        app = await ensure_built(self.versions, version)
         run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
-        stderr_path = await asyncio.to_thread(self.versions.stderr_path, bot, version.version,
-                                              f"run-{run_id}")
+        stderr_path = await asyncio.to_thread(self.versions.stderr_path, version, f"run-{run_id}")
         token = self.tokens.issue(bot)
         sock = await RunSocket.open(self.listen, self.socket_dir / f"{secrets.token_hex(4)}.sock",
                                   bot)  # short: a Unix socket path has at most 107 bytes
@@ -161,14 +162,19 @@ class HostedBots:
         log.info("hosted_bot_stopped", bot=bot, version=run.version.version, match=match_id)
 
     def _keep_log(self, run: HostedRun, match_id: str | None) -> None:
-        """(a worker thread) The run's stderr, cut to the cap, filed under its
-        match; only the newest logs of the version are kept."""
+        """(a worker thread) The run's stderr, cut to the cap, goes to the
+        store under its match (or its run, if it played none), where every
+        node serves it; the store keeps the version's newest logs only."""
         cut_to_cap(run.stderr_path)
+        name = match_id or run.stderr_path.stem
+        try:
+            data = run.stderr_path.read_bytes()
+        except FileNotFoundError:
+            data = b""
+        self.versions.keep_stderr(run.version.bot, run.version.version, name, data)
         if match_id is not None:
-            target = self.versions.stderr_path(run.version.bot, run.version.version, match_id)
-            os.replace(run.stderr_path, target)
             self.versions.note_match(run.version.bot, run.version.version, match_id)
-        prune_stderr(run.stderr_path.parent)
+        run.stderr_path.unlink(missing_ok=True)
 
     async def stop_all(self) -> None:
         for bot in list(self.runs):

@@ -4,32 +4,16 @@ A bot's stderr in a match and the output of a build are each kept up to
 ``LOG_CAP_BYTES``; past it the writer (the relay inside the sandbox) keeps
 reading so the bot never blocks, and drops the rest with one closing line.
 The arena cuts the file to the cap again when the run ends, whatever the bot
-did. Per version, the stderr of the newest ``KEEP_STDERR`` matches is kept.
+did, and keeps it in the store; per version, the stderr of the newest
+``KEEP_STDERR`` matches is kept there.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 LOG_CAP_BYTES = 1 << 20  # 1 MiB per match's stderr and per build log
 KEEP_STDERR = 50  # matches per version whose stderr is kept
-
-
-def prune_stderr(directory: Path, keep: int = KEEP_STDERR) -> int:
-    """Remove all but the ``keep`` newest logs in ``directory``; how many went.
-    Reads a directory: call it off the event loop."""
-    try:
-        entries = [e for e in os.scandir(directory) if e.name.endswith(".log") and e.is_file()]
-    except FileNotFoundError:
-        return 0
-    entries.sort(key=lambda e: e.stat().st_mtime, reverse=True)
-    for entry in entries[keep:]:
-        try:
-            os.unlink(entry.path)
-        except FileNotFoundError:
-            pass
-    return max(0, len(entries) - keep)
 
 
 def cut_to_cap(path: Path, cap: int = LOG_CAP_BYTES) -> None:

@@ -24,12 +24,12 @@ from protocol.codec import Decoder
 from protocol.errors import FrameError
 
 from arena.hosting.hosted import sandbox_spec
+from arena.hosting.local_build import START_CHECK_SECONDS
 from arena.hosting.sandbox import Sandbox, SandboxLimits
 from arena.hosting.versions import BotVersion
 
 log = structlog.get_logger("arena.hosting.start_check")
 
-START_CHECK_SECONDS = 20.0  # generous: a JVM on a loaded 2-core machine takes seconds
 STDERR_TAIL_BYTES = 4096  # what of its stderr the build log shows
 
 

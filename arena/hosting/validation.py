@@ -25,6 +25,7 @@ from typing import Any
 
 import structlog
 
+from arena.hosting.errors import HostingError
 from arena.hosting.hosted import HostedBots
 from arena.hosting.versions import BotVersion
 
@@ -70,6 +71,10 @@ async def play_validation(server: Any, hosted: HostedBots, version: BotVersion, 
     from arena.server.server import PlayerSpec
 
     bot, game = version.bot, version.game
+    # One node of the store plays it; the others' ladders see the result.
+    if not await asyncio.to_thread(hosted.versions.claim_validation, version):
+        raise HostingError(f"{bot} v{version.version}: another node plays its validation "
+                           "match, or it was played")
     seats = server.seats_for(None, game)
     kind = house_bot or server.spec_of(game).default_house_bot
     players = [PlayerSpec(bot)] + [PlayerSpec(f"house-{kind}-{i + 1}", house=kind)

@@ -31,6 +31,7 @@ from arena.server.identity import IdentityError, OpenNames
 from arena.server.local_tokens import LocalTokens
 from arena.server.lobby import ClaimTimeoutError, Lobby
 from arena.server.matches import MatchOutcome, PlayerSpec, Service, new_match_id
+from arena.server.revoke import disconnect
 from arena.server.seats import AutopilotReason, Seat, SeatKind
 from arena.server.table import Table, TimeLimits
 from arena.storage.base import Store
@@ -475,6 +476,9 @@ class ArenaServer:
         for conn in conns:
             conn.send(message)
         return len(conns)
+
+    def disconnect_bot(self, bot: str, reason: str, keep_token: str | None = None) -> int:
+        return disconnect(self._connections, bot, reason, keep_token, self.local_tokens)
 
     def ladder_bots(self) -> list[tuple[str, str]]:
         """(bot, game) of connected bots that opted in to the hosted ladder."""

@@ -36,6 +36,7 @@ from arena.storage.base import (
 from arena.storage.connections import Database
 from arena.storage.blocks import number_json
 from arena.storage.events import EventLog, dumps, status_of
+from arena.storage.hosted_table import HostedTable
 from arena.storage.key_table import DealKeyTable
 from arena.storage.presence import PresenceTable
 from arena.storage.queue import SlotQueue, scheduled
@@ -53,7 +54,7 @@ def _faults_from(value: Any) -> list[SeatFaults] | None:
     return [SeatFaults(**f) for f in value]
 
 
-class SqlStore(EventLog, SlotQueue, DealKeyTable, PresenceTable, Store):
+class SqlStore(EventLog, SlotQueue, DealKeyTable, PresenceTable, HostedTable, Store):
     """A :class:`Store` on one SQL database (see the module text)."""
 
     def __init__(self, db: Database, *, node: str | None = None) -> None:

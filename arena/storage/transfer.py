@@ -13,10 +13,13 @@ table (row counts and a digest of every row); a difference is an error.
 What lives beside the tables is carried too (:func:`copy_beside`): every
 tournament's deal key, from wherever the source keeps it to wherever the
 destination does (files beside a SQLite file, the ``deal_keys`` table of a
-database server); the ladder's revealed keys, the hosted bots' versions and
-the bot logs, folders beside a SQLite file, are copied to the folder of a
-SQLite destination. A destination without a folder (a database server) has
-no place for those: the command names each folder it left behind.
+database server); the ladder's revealed keys and the bot logs, beside a
+SQLite file, are copied to the folder of a SQLite destination. A
+destination without a folder (a database server) has no place for those:
+the command names each one it left behind. Hosted bots' versions (their
+uploads, records and logs) are tables like any other and copied with them;
+the ``hosted/`` folder beside a SQLite file is only that node's build cache
+and is not copied (a node builds what it lacks from the stored uploads).
 """
 
 from __future__ import annotations
@@ -125,11 +128,9 @@ def copy_store(source: SqlStore, destination: SqlStore) -> list[TableCopy]:
 
 
 # Folders beside a SQLite file that belong to its arena (besides deal keys).
-BESIDE_FOLDERS = (("hosted", "hosted bots' versions"), ("bot-logs", "bot logs"))
+BESIDE_FOLDERS = (("bot-logs", "bot logs"),)
 # Where a node on a database server looks for each, for the left-behind lines.
 HINTS = {
-    "hosted": "a node on a database server reads hosted/ in its working folder: "
-              "copy it there on the node that runs --hosted",
     "bot-logs": "a node on a database server writes its bot logs to a temporary folder; "
                 "keep this one as an archive",
     f"{KEYS_DIR}/{LADDER_FILE}": "an in-memory store keeps no ladder keys; keep this file "

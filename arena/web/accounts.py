@@ -29,6 +29,7 @@ import structlog
 from aiohttp import web
 
 from arena.auth import hash_token, new_token, token_matches
+from arena.server.revoke import REMOVED, REPLACED
 from arena.storage.base import (
     AlreadyExistsError,
     BotRecord,
@@ -53,6 +54,7 @@ from arena.web.errors import (
 )
 from arena.web.keys import (
     AUTH_FAILURES,
+    DISCONNECTS,
     HEALTH,
     QUERIES,
     REGISTRATIONS,
@@ -259,6 +261,7 @@ async def rotate(request: web.Request) -> web.Response:
         raise ApiError(410, f"bot {bot.name!r} was removed")
     token = new_token()
     await store_write(request, request.app[STORE].set_token_hash, bot.name, hash_token(token))
+    _disconnect(request, bot.name, REPLACED, keep_token=hash_token(token))
     await _retire_hosted(request, bot.name, removed=False)
     log.info("bot_token_rotated", bot=bot.name)
     return web.json_response({"bot": bot_wire(bot), "token": token})
@@ -283,10 +286,21 @@ async def remove(request: web.Request) -> web.Response:
     if (await q.run(q.get_bot, name)).removed:  # NotFoundError -> 404
         raise ApiError(410, f"bot {name!r} was removed already")
     await store_write(request, request.app[STORE].remove_bot, name)
+    _disconnect(request, name, REMOVED.format(bot=name))
     await _retire_hosted(request, name, removed=True)
     log.info("bot_removed", bot=name)
     q = request.app[QUERIES]
     return web.json_response({"bot": bot_wire(await q.run(q.get_bot, name))})
+
+
+def _disconnect(request: web.Request, name: str, reason: str, *,
+                keep_token: str | None = None) -> None:
+    """Connections the bot opened before are closed before the answer (its
+    token was checked at their hello only): in this process and, told over
+    their channels, in its workers."""
+    closed = sum(close(name, reason, keep_token) for close in request.app.get(DISCONNECTS, []))
+    if closed:
+        log.info("bot_connections_closed", bot=name, count=closed)
 
 
 async def _retire_hosted(request: web.Request, name: str, *, removed: bool) -> None:

@@ -31,6 +31,7 @@ from arena.web.errors import NAME_RE, ApiError, StoreHealth, error_middleware
 from arena.web.guard import guard_middleware
 from arena.web.keys import (
     AUTH_FAILURES,
+    DISCONNECTS,
     HEALTH,
     HUB,
     METRICS,
@@ -148,7 +149,7 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
              limits: WebLimits | None = None, writer: StoreWriter | None = None,
              server_info: dict[str, Any] | None = None,
              hosting: Any = None, people: Any = None, challenges: Any = None,
-             connected: Any = None) -> web.Application:
+             connected: Any = None, disconnects: list[Any] | None = None) -> web.Application:
     limits = limits or WebLimits()
     app = web.Application(middlewares=[error_middleware, guard_middleware, _pages_off_loop],
                           client_max_size=MAX_BODY,
@@ -168,6 +169,7 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
     if writer is not None:
         app[WRITER] = writer
     app[HEALTH] = StoreHealth()
+    app[DISCONNECTS] = list(disconnects or [])
     app[REGISTRATIONS] = RateLimiter(limits.registrations_per_hour / 3600.0,
                                      limits.registration_burst)
     app[AUTH_FAILURES] = RateLimiter(limits.auth_failures_per_minute / 60.0,

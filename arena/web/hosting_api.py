@@ -10,9 +10,7 @@ failure reasons and the bot's stderr.
 from __future__ import annotations
 
 import asyncio
-import os
-from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import structlog
 from aiohttp import BodyPartReader, web
@@ -21,7 +19,7 @@ from arena.hosting.archive import ArchiveLimits
 from arena.hosting.builder import build, submit
 from arena.hosting.errors import HostingError
 from arena.hosting.presets import LANGS
-from arena.hosting.versions import BotVersion
+from arena.hosting.versions import BotVersion, stderr_name
 from arena.tournament.standings import compute_standings
 from arena.web.ladders import main_game
 from arena.hosting.queue import QueueFull
@@ -139,7 +137,7 @@ async def upload(request: web.Request) -> web.Response:
     finally:
         hosting.reading -= 1
     size = len(data)
-    del data  # the body is on disk now; the memory goes back at once
+    del data  # the body is in the store now; the memory goes back at once
     try:
         hosting.queue.submit(lambda: build(hosting.versions, version))
     except QueueFull as exc:  # filled while this one was stored: it waits for a restart
@@ -196,41 +194,48 @@ async def get_version(request: web.Request) -> web.Response:
 MAX_TAIL_BYTES = 16 << 20
 
 
-def _read_tail(path: Path, count: int) -> bytes | None:
-    """(a worker thread) The last ``count`` bytes of ``path``, None if absent."""
+def _ranged(request: web.Request, data: bytes) -> web.Response:
+    """``data`` whole (200), or the part a ``Range: bytes=…`` header asks
+    for (206; 416 when it lies past the end)."""
+    if "Range" not in request.headers:
+        return web.Response(body=data, content_type="text/plain", charset="utf-8")
     try:
-        with open(path, "rb") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, size - count))
-            return handle.read(count)
-    except FileNotFoundError:
-        return None
+        wanted = request.http_range
+    except ValueError:
+        raise ApiError(416, "the Range header is not bytes=START-END") from None
+    start, stop, _ = wanted.indices(len(data))
+    if start >= len(data) or start >= stop:
+        return web.Response(status=416, headers={"Content-Range": f"bytes */{len(data)}"})
+    return web.Response(body=data[start:stop], status=206, content_type="text/plain",
+                        charset="utf-8",
+                        headers={"Content-Range": f"bytes {start}-{stop - 1}/{len(data)}"})
 
 
-async def _serve_log(request: web.Request, path: Path, missing: str | None) -> web.StreamResponse:
-    """A log, streamed from its file off the loop (ranges work), or its last
-    ``?tail=N`` bytes. ``missing`` None: an absent file is an empty log."""
+async def _serve_log(request: web.Request, read: Callable[[], bytes | None],
+                     missing: str | None) -> web.StreamResponse:
+    """A log read from the store off the loop (each is cut to its cap when
+    kept, so it fits in memory): whole, a ``Range`` of it, or its last
+    ``?tail=N`` bytes. ``missing`` None: an absent log is an empty one."""
     tail = request.query.get("tail")
-    if tail is not None:
-        if not tail.isdigit() or not 0 < int(tail) <= MAX_TAIL_BYTES:
-            raise ApiError(400, f"tail is a number of bytes from 1 to {MAX_TAIL_BYTES}")
-        data = await asyncio.to_thread(_read_tail, path, int(tail))
-        if data is None and missing is not None:
-            raise ApiError(404, missing)
-        return web.Response(body=data or b"", content_type="text/plain", charset="utf-8")
-    if not await asyncio.to_thread(path.is_file):
+    if tail is not None and (not tail.isdigit() or not 0 < int(tail) <= MAX_TAIL_BYTES):
+        raise ApiError(400, f"tail is a number of bytes from 1 to {MAX_TAIL_BYTES}")
+    data = await asyncio.to_thread(read)
+    if data is None:
         if missing is not None:
             raise ApiError(404, missing)
-        return web.Response(text="", content_type="text/plain")
-    return web.FileResponse(path, headers={"Content-Type": "text/plain; charset=utf-8"})
+        data = b""
+    if tail is not None:
+        return web.Response(body=data[-int(tail):], content_type="text/plain", charset="utf-8")
+    return _ranged(request, data)
 
 
 @routes.get("/api/bots/{name}/versions/{version}/log")
 async def build_log(request: web.Request) -> web.StreamResponse:
     bot, version = await _version(request)
     await require_bot_or_admin(request, bot)
-    path = request.app[HOSTING].versions.version_dir(bot.name, version.version) / "build.log"
-    return await _serve_log(request, path, None)
+    versions = request.app[HOSTING].versions
+    return await _serve_log(request, lambda: versions.build_log_bytes(bot.name, version.version),
+                            None)
 
 
 @routes.get("/api/bots/{name}/versions/{version}/stderr/{match}")
@@ -238,8 +243,10 @@ async def match_stderr(request: web.Request) -> web.StreamResponse:
     bot, version = await _version(request)
     await require_bot_or_admin(request, bot)
     match = request.match_info["match"]
+    versions = request.app[HOSTING].versions
     try:
-        path = request.app[HOSTING].versions.stderr_file(bot.name, version.version, match)
+        stderr_name(match)
     except HostingError as exc:
         raise ApiError(404, str(exc)) from None
-    return await _serve_log(request, path, f"no stderr kept for match {match!r}")
+    return await _serve_log(request, lambda: versions.stderr(bot.name, version.version, match),
+                            f"no stderr kept for match {match!r}")

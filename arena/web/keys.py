@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,3 +112,8 @@ AUTH_FAILURES = web.AppKey("auth_failures", RateLimiter)  # per address
 STREAMS = web.AppKey("streams", AddressCounter)  # open live streams per address
 # Set at shutdown so open live streams end instead of holding the server up.
 STOPPING = web.AppKey("stopping", asyncio.Event)
+# Close a bot's open connections: (bot, reason, token hash to keep or None),
+# the count closed. The arena's own server, and every worker's if it has
+# workers (arena.server.revoke); absent: the web runs without bot servers.
+Disconnect = Callable[[str, str, "str | None"], int]
+DISCONNECTS = web.AppKey("disconnects", list)

@@ -62,6 +62,11 @@ async def run_in_sandbox(app: Path, script: str, *, limits: SandboxLimits = Sand
     return code, log.read_text(errors="replace")
 
 
+def versions_at(folder: Path) -> VersionStore:
+    """Versions in a SQLite store in ``folder``, built into ``folder/hosted``."""
+    return VersionStore(SqliteStore(str(folder / "arena.db")), folder / "hosted")
+
+
 class Arena:
     def __init__(self, server: ArenaServer, versions: VersionStore, hosted: HostedBots,
                  store: SqliteStore) -> None:
@@ -81,10 +86,12 @@ class Arena:
         await self.hosted.start(bot)
         players = [PlayerSpec(bot)] + [PlayerSpec(f"house-random-{i}", house="random")
                                        for i in range(1, 5)]
+        outcome = None
         try:
-            return await self.server.play_match(players, claim_timeout_s=15, limits=limits)
-        finally:
-            await self.hosted.stop(bot)
+            outcome = await self.server.play_match(players, claim_timeout_s=15, limits=limits)
+            return outcome
+        finally:  # its stderr is kept under the match
+            await self.hosted.stop(bot, outcome.match_id if outcome is not None else None)
 
 
 @pytest.fixture
@@ -95,7 +102,7 @@ async def arena(tmp_path: Path) -> AsyncIterator[Arena]:
                                       house_wait_s=None, decision_ms=3000, bank_ms=2000), store)
     await server.start()
     sockets = Path(tempfile.mkdtemp(prefix="arena-"))  # short: a socket path is 107 bytes at most
-    versions = VersionStore(tmp_path / "hosted")
+    versions = VersionStore(store, tmp_path / "hosted")
     hosted = HostedBots(versions, sockets, server.start_unix, server.local_tokens)
     try:
         yield Arena(server, versions, hosted, store)

@@ -17,12 +17,12 @@ import pytest
 from arena.app import Arena as App, http_port_of
 from arena.auth import hash_token
 from arena.hosting.builder import BuildLimits, build, submit, submit_and_build
-from arena.hosting.logs import LOG_CAP_BYTES, prune_stderr
+from arena.hosting.logs import KEEP_STDERR, LOG_CAP_BYTES
 from arena.hosting.versions import BuildStatus, VersionStore
 from arena.server.config import ServerConfig
 from arena.storage.sqlite import SqliteStore
 from arena.web.hosting_api import Hosting
-from tests.hosting.conftest import SAYS_HELLO, Arena, needs_sandbox
+from tests.hosting.conftest import SAYS_HELLO, Arena, needs_sandbox, versions_at
 
 pytestmark = needs_sandbox
 MiB = 1 << 20
@@ -91,28 +91,27 @@ async def test_a_bots_stderr_in_a_match_is_capped(arena: Arena) -> None:
             break
     await asyncio.sleep(0.5)
     await arena.hosted.stop("noisy", "m-1")
-    kept = arena.versions.stderr_path("noisy", 1, "m-1")
-    assert LOG_CAP_BYTES <= kept.stat().st_size <= LOG_CAP_BYTES + 256
-    assert kept.read_bytes().rstrip().endswith(b"bytes; the rest was not kept]")
+    kept = arena.versions.stderr("noisy", 1, "m-1") or b""
+    assert LOG_CAP_BYTES <= len(kept) <= LOG_CAP_BYTES + 256
+    assert kept.rstrip().endswith(b"bytes; the rest was not kept]")
 
 
 async def test_a_build_log_is_capped(arena: Arena) -> None:
     data = command_bot("head -c 8388608 /dev/zero | tr '\\0' x; echo done", RUN_HELLO)
     version = await submit_and_build(arena.versions, "chatty", data, "bot.tar.gz")
     assert version.status is BuildStatus.READY
-    log = arena.versions.version_dir("chatty", 1) / "build.log"
-    assert log.stat().st_size <= LOG_CAP_BYTES + 1024
+    kept = arena.versions.build_log_bytes("chatty", 1) or b""
+    assert 8 << 10 < len(kept) <= LOG_CAP_BYTES + 1024
 
 
 def test_only_the_newest_stderr_logs_of_a_version_are_kept(tmp_path: Path) -> None:
-    import os
-
-    for i in range(7):
-        path = tmp_path / f"m-{i}.log"
-        path.write_text(str(i))
-        os.utime(path, (1000 + i, 1000 + i))
-    prune_stderr(tmp_path, keep=3)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["m-4.log", "m-5.log", "m-6.log"]
+    versions = versions_at(tmp_path)
+    version = submit(versions, "bot", b"print(1)\n", "bot.py")
+    for i in range(KEEP_STDERR + 2):
+        versions.keep_stderr("bot", version.version, f"m-{i}", b"%d" % i)
+    assert versions.stderr("bot", 1, "m-0") is None and versions.stderr("bot", 1, "m-1") is None
+    assert versions.stderr("bot", 1, "m-2") == b"2"
+    assert versions.stderr("bot", 1, f"m-{KEEP_STDERR + 1}") == b"%d" % (KEEP_STDERR + 1)
 
 
 async def test_a_build_cannot_fill_the_disk(arena: Arena) -> None:
@@ -122,7 +121,7 @@ async def test_a_build_cannot_fill_the_disk(arena: Arena) -> None:
     version = await build(arena.versions, version, limits)
     assert version.status is BuildStatus.FAILED
     assert "64 MiB" in (version.reason or "")
-    app = arena.versions.version_dir("filler", 1) / "app"
+    app = arena.versions.local_dir(version) / "app"
     assert sum(p.stat().st_size for p in app.rglob("*") if p.is_file()) < MiB
 
 
@@ -139,7 +138,7 @@ async def test_what_a_build_leaves_is_plain_files_owned_by_the_arena(arena: Aren
                        "chmod 777 run.sh", "./run.sh", {"run.sh": "#!/bin/sh\nexec python3 hello.py\n"})
     version = await submit_and_build(arena.versions, "messy", data, "b.tgz")
     assert version.status is BuildStatus.READY, arena.versions.build_log("messy", 1)
-    app = arena.versions.version_dir("messy", 1) / "app"
+    app = arena.versions.local_dir(version) / "app"
     names = sorted(p.name for p in app.iterdir())
     assert names == ["arena-bot.toml", "hello.py", "ok", "run.sh"]
     assert (app / "ok").is_symlink() and (app / "ok").resolve() == (app / "run.sh").resolve()
@@ -162,7 +161,7 @@ async def web(tmp_path: Path) -> AsyncIterator[tuple[str, VersionStore]]:
     db = tmp_path / "arena.db"
     store = SqliteStore(str(db))
     store.add_bot("owner-bot", hash_token("secret-token"))
-    hosting = Hosting(VersionStore(tmp_path / "hosted"))
+    hosting = Hosting(VersionStore(store, tmp_path / "hosted"))
     server = App(ServerConfig(host="127.0.0.1", port=0, http_port=0, db=str(db),
                               house_wait_s=None), store, hosting=hosting).server
     await server.start()
@@ -176,10 +175,10 @@ async def web(tmp_path: Path) -> AsyncIterator[tuple[str, VersionStore]]:
 async def test_logs_are_served_off_the_loop_with_a_tail_and_ranges(web) -> None:
     base, versions = web
     version = submit(versions, "owner-bot", b"print(1)\n", "bot.py")
-    directory = versions.version_dir("owner-bot", version.version)
+    directory = versions.root.parent
     body = b"".join(b"line %06d\n" % i for i in range(100_000))  # 1.2 MB, from before the cap
-    (directory / "build.log").write_bytes(body)
-    versions.stderr_path("owner-bot", 1, "m-1").write_bytes(body)
+    versions.keep_build_log(version, body)
+    versions.keep_stderr("owner-bot", 1, "m-1", body)
     owner = {"Authorization": "Bearer secret-token"}
     async with aiohttp.ClientSession() as http:
         for path in ("log", "stderr/m-1"):

@@ -60,7 +60,7 @@ async def test_a_c_bot_is_compiled_and_plays(arena: Arena) -> None:
     data = tar_of(SAMPLES / "c_jsonl", skip=("bot",))
     version = await submit_and_build(arena.versions, "cbot", data, "cbot.tar.gz")
     assert version.status is BuildStatus.READY, arena.versions.build_log("cbot", 1)
-    assert (arena.versions.version_dir("cbot", 1) / "app" / "bot").is_file()
+    assert (arena.versions.local_dir(version) / "app" / "bot").is_file()
     outcome = await arena.play("cbot")
     match = arena.store.get_match(outcome.match_id)
     assert outcome.aborted is None
@@ -110,8 +110,7 @@ async def test_a_hostile_bot_is_contained_and_recorded_as_a_fault(arena: Arena) 
     match = arena.store.get_match(outcome.match_id)
     faults = match.faults[match.players.index("hostile")]
     assert faults.timeouts >= 1 and faults.autopilot
-    logs = list((arena.versions.version_dir("hostile", 1) / "stderr").iterdir())
-    text = "".join(p.read_text() for p in logs)
+    text = (arena.versions.stderr("hostile", 1, outcome.match_id) or b"").decode()
     assert "reached" not in text and "refused" in text and "read-only /bot" in text
     # The arena is unaffected: a well-behaved bot is served at once.
     good = await submit_and_build(arena.versions, "good", (SAMPLES / "python_random" / "bot.py").read_bytes(),
@@ -135,7 +134,7 @@ async def test_the_ladder_keeps_hosted_bots_playing(arena: Arena) -> None:
     match = arena.store.get_match(match_id)
     assert {"alpha", "beta"} <= set(match.players)
     assert match_id in arena.versions.get("alpha", 1).matches
-    assert (arena.versions.version_dir("alpha", 1) / "stderr" / f"{match_id}.log").is_file()
+    assert arena.versions.stderr("alpha", 1, match_id) is not None
 
 
 async def test_a_hosted_bot_of_the_second_game_plays_its_own_ladder_table(arena: Arena,

@@ -44,7 +44,7 @@ async def test_a_hosted_bots_stderr_is_kept_past_match_end(arena: Arena) -> None
     match_id = await task
     assert match_id is not None
     for name in ("alpha", "beta"):
-        text = (arena.versions.version_dir(name, 1) / "stderr" / f"{match_id}.log").read_text()
+        text = (arena.versions.stderr(name, 1, match_id) or b"").decode()
         assert "max_matches 1" in text, text
         assert f"saw match_end of {match_id}" in text, text
         assert "left after bye" in text, text

@@ -34,7 +34,7 @@ async def site(tmp_path: Path) -> AsyncIterator[tuple[ArenaServer, HostedService
     store = SqliteStore(str(db))
     store.add_bot("owner-bot", hash_token("secret-token"))
     store.add_bot("rival", hash_token("rival-token"))
-    hosting = Hosting(VersionStore(tmp_path / "hosted"))
+    hosting = Hosting(VersionStore(store, tmp_path / "hosted"))
     server = Arena(ServerConfig(host="127.0.0.1", port=0, http_port=0, db=str(db),
                                 house_wait_s=None, decision_ms=2000, bank_ms=1000),
                    store, hosting=hosting).server

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from pathlib import Path
 from typing import AsyncIterator
@@ -39,7 +40,7 @@ async def site(tmp_path: Path) -> AsyncIterator[Site]:
     store = SqliteStore(str(db))
     store.add_bot("evil", hash_token("evil-token"))
     store.add_bot("other", hash_token("other-token"))
-    hosting = Hosting(VersionStore(tmp_path / "hosted"))
+    hosting = Hosting(VersionStore(store, tmp_path / "hosted"))
     server = Arena(ServerConfig(host="127.0.0.1", port=0, http_port=0, db=str(db),
                                 house_wait_s=None, admin_token="admin"),
                    store, hosting=hosting).server
@@ -137,3 +138,62 @@ async def test_a_stopped_run_gives_its_token_back(site: Site) -> None:
     assert [await _hello(site.server, t) for t in tokens] == ["error"] * 3
     # Nothing accumulates per run: no token of it is left once no run is alive.
     assert site.server.local_tokens.issued_to("evil") == 0
+
+
+async def _connected(server: ArenaServer, token: str) -> RawBot:
+    """A remote bot connected with ``token``, welcomed."""
+    bot = await RawBot().connect(server.port or 0)
+    assert (await bot.hello(token, name=None) or {}).get("type") == "welcome"
+    return bot
+
+
+async def _closed_with(bot: RawBot, words: str) -> None:
+    """The server closes ``bot``'s connection, saying ``words`` first."""
+    said = await bot.until(lambda m: m.get("type") == "error", timeout=20)
+    assert said["code"] == "auth_failed" and words in said["message"], said
+    assert await bot.recv(timeout=20) is None  # and the connection ends
+
+
+async def test_removing_a_bot_closes_its_open_remote_connection(site: Site) -> None:
+    evil = await _connected(site.server, "evil-token")
+    other = await _connected(site.server, "other-token")
+    async with aiohttp.ClientSession() as http:
+        async with http.delete(f"{site.base}/api/bots/evil",
+                               headers={"Authorization": "Bearer admin"}) as response:
+            assert response.status == 200
+    await _closed_with(evil, "removed")
+    assert "evil" not in site.server.connected_bots()
+    assert "other" in site.server.connected_bots()  # the other bot stays connected
+    assert other.writer is not None and not other.writer.is_closing()
+
+
+async def test_rotating_a_token_closes_the_connections_that_used_the_old_one(site: Site) -> None:
+    old = await _connected(site.server, "evil-token")
+    async with aiohttp.ClientSession() as http:
+        async with http.post(f"{site.base}/api/bots/evil/token",
+                             headers={"Authorization": "Bearer evil-token"}) as response:
+            assert response.status == 200
+            new_token = (await response.json())["token"]
+    await _closed_with(old, "token")
+    fresh = await _connected(site.server, new_token)  # the new token plays on
+    assert "evil" in site.server.connected_bots()
+    assert fresh.writer is not None
+
+
+async def test_a_bot_removed_beside_the_server_loses_its_open_connection(site: Site) -> None:
+    evil = await _connected(site.server, "evil-token")
+    site.server.store.remove_bot("evil")  # as `arena bots remove` or another node does
+    await _closed_with(evil, "removed")  # at the server's next look at the store
+
+
+async def test_a_token_replaced_elsewhere_closes_the_old_connection_not_the_hosted_run(
+        site: Site) -> None:
+    run = await site.service.hosted.start("evil")  # its code connects with a local token
+    for _ in range(400):
+        if "evil" in site.server.connected_bots():
+            break
+        await asyncio.sleep(0.05)
+    old = await _connected(site.server, "evil-token")
+    site.server.store.set_token_hash("evil", hash_token("evil-new-token"))  # another node
+    await _closed_with(old, "token")
+    assert run.alive and "evil" in site.server.connected_bots()  # the run plays on

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from arena.hosting.builder import BuildLimits, build, submit
 from arena.hosting.versions import BuildStatus, VersionStore
-from tests.hosting.conftest import needs_sandbox
+from tests.hosting.conftest import needs_sandbox, versions_at
 
 pytestmark = needs_sandbox
 
@@ -28,7 +28,7 @@ def tar_of(files: dict[str, bytes]) -> bytes:
 
 async def submit_and_build(tmp_path: Path, data: bytes, filename: str,
                            limits: BuildLimits = BuildLimits()) -> tuple[VersionStore, object]:
-    versions = VersionStore(tmp_path / "hosted")
+    versions = versions_at(tmp_path)
     version = submit(versions, "bot", data, filename)
     return versions, await build(versions, version, limits)
 

@@ -18,7 +18,7 @@ from arena.hosting.versions import BuildStatus, VersionStore
 from arena.server.config import ServerConfig
 from arena.storage.sqlite import SqliteStore
 from arena.web.hosting_api import Hosting
-from tests.hosting.conftest import needs_sandbox
+from tests.hosting.conftest import needs_sandbox, versions_at
 
 BOT = b"import time\ntime.sleep(1)\n"
 
@@ -47,7 +47,7 @@ async def test_builds_run_at_most_so_many_at_once_and_a_full_queue_refuses() -> 
 
 
 def test_a_bot_keeps_its_newest_versions_and_the_one_that_plays(tmp_path: Path) -> None:
-    versions = VersionStore(tmp_path)
+    versions = versions_at(tmp_path)
     first = submit(versions, "bot", BOT, "bot.py")
     first.status = BuildStatus.READY
     versions.save(first)  # v1 plays; every later one fails
@@ -65,7 +65,7 @@ async def site(tmp_path: Path) -> AsyncIterator[tuple[str, Hosting]]:
     store = SqliteStore(str(db))
     store.add_bot("owner-bot", hash_token("secret-token"))
     store.add_bot("rival", hash_token("rival-token"))
-    hosting = Hosting(VersionStore(tmp_path / "hosted"),
+    hosting = Hosting(VersionStore(store, tmp_path / "hosted"),
                       uploads=UploadLimits(upload_burst=3, uploads_per_hour=1.0,
                                            uploads_at_once=1, versions_kept=3))
     server = Arena(ServerConfig(host="127.0.0.1", port=0, http_port=0, db=str(db),
@@ -129,3 +129,23 @@ async def test_uploads_past_the_versions_kept_remove_the_oldest(site) -> None:
             break
         await asyncio.sleep(0.05)
     assert [v.version for v in hosting.versions.versions("owner-bot")] == [2, 3, 4]
+
+
+def test_pruned_versions_leave_the_build_cache_of_every_node(tmp_path: Path) -> None:
+    versions = versions_at(tmp_path)
+    other_node = VersionStore(versions.store, tmp_path / "other-cache")
+    first = submit(versions, "bot", BOT, "bot.py")
+    first.status = BuildStatus.READY
+    versions.save(first)
+    later = [submit(versions, "bot", BOT + b"#%d\n" % i, "bot.py") for i in range(3)]
+    for version in later:  # failed, and unpacked on the other node too
+        version.status = BuildStatus.FAILED
+        versions.save(version)
+        (other_node.local_dir(version) / "app").mkdir(parents=True)
+    versions.prune("bot", keep=1)
+    assert [v.version for v in versions.versions("bot")] == [1, 4]
+    assert not versions.local_dir(later[0]).exists()  # here at once
+    assert other_node.local_dir(later[0]).exists()
+    assert other_node.sweep_cache() == [other_node.local_dir(v) for v in later[:2]]
+    assert not other_node.local_dir(later[0]).exists()
+    assert other_node.local_dir(later[2]).exists()  # v4 is kept

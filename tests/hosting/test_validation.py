@@ -19,7 +19,7 @@ from arena.hosting.versions import BuildStatus, VersionStore
 from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
 from arena.storage.sqlite import SqliteStore
-from tests.hosting.conftest import SAYS_HELLO, Arena, needs_sandbox
+from tests.hosting.conftest import SAYS_HELLO, Arena, needs_sandbox, versions_at
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 GOOD = (SAMPLES / "python_random" / "bot.py").read_bytes()
@@ -70,7 +70,7 @@ def test_an_aborted_match_does_not_pass() -> None:
 
 
 def test_a_failed_validation_gives_the_ladder_back_the_version_before(tmp_path: Path) -> None:
-    versions = VersionStore(tmp_path)
+    versions = versions_at(tmp_path)
     for number in (1, 2):
         version = versions.new_version("bot", "bot.py", "python")
         version.status = BuildStatus.READY
@@ -95,7 +95,7 @@ async def quick(tmp_path: Path) -> AsyncIterator[Arena]:
                                       house_wait_s=None, decision_ms=250, bank_ms=0), store)
     await server.start()
     sockets = Path(tempfile.mkdtemp(prefix="arena-"))
-    versions = VersionStore(tmp_path / "hosted")
+    versions = VersionStore(store, tmp_path / "hosted")
     hosted = HostedBots(versions, sockets, server.start_unix, server.local_tokens)
     try:
         yield Arena(server, versions, hosted, store)

@@ -32,6 +32,7 @@ def _arena(store) -> None:
     store.ensure_bot("house-1", kind="house")
     store.add_bot("gone", "h-gone")
     store.remove_bot("gone")
+    _hosted_version(store)
     store.create_tournament(
         TournamentRecord(id="t1", name="Cup", game="muushig", config={"seed": 1},
                          status=TournamentStatus.RUNNING, created_at=5.0),
@@ -204,13 +205,35 @@ def test_db_migrate_creates_the_schema_on_postgresql(pg_url, capsys):
         store.close()
 
 
+UPLOAD = bytes(range(256)) * 4  # every byte value: a blob, not text
+
+
+def _hosted_version(store) -> None:
+    """A hosted version of ann: its record, its upload, its build log and a stderr."""
+    stored = store.add_hosted_version(
+        {"bot": "ann", "status": "ready", "lang": "python", "game": "muushig",
+         "filename": "bot.py", "content_hash": "ab" * 32, "created_at": 7.5,
+         "files": ["bot.py"], "run": ["python3", "-u", "bot.py"], "matches": ["m1"],
+         "validation": {"passed": True, "match_id": "m1"}}, UPLOAD)
+    store.keep_hosted_log("ann", stored["version"], "build.log", b"$ compileall\n")
+    store.keep_hosted_log("ann", stored["version"], "stderr/m1", b"\xff\x00 said\n", keep=50)
+
+
+def _has_hosted_version(store) -> None:
+    record = store.hosted_version("ann", 1)
+    assert record["status"] == "ready" and record["validation"] == {"passed": True,
+                                                                     "match_id": "m1"}
+    assert store.hosted_upload("ann", 1) == UPLOAD
+    assert store.hosted_log("ann", 1, "stderr/m1") == b"\xff\x00 said\n"
+
+
 def _with_files(store, folder) -> bytes:
-    """A finished tournament's deal key, a hosted version and a bot log."""
+    """A finished tournament's deal key, a build cache and a bot log."""
     from arena.storage.deal_keys import DealKeyring
 
     key = DealKeyring.for_store(store).create("t1")
-    (folder / "hosted" / "ann" / "1").mkdir(parents=True)
-    (folder / "hosted" / "ann" / "1" / "version.json").write_text("{}")
+    (folder / "hosted" / "ann" / "v1-abab").mkdir(parents=True)
+    (folder / "hosted" / "ann" / "v1-abab" / "built").write_text("")
     (folder / "bot-logs" / "ann").mkdir(parents=True)
     (folder / "bot-logs" / "ann" / "m1.log").write_text("hello\n")
     return key
@@ -234,11 +257,12 @@ def test_copy_carries_deal_keys_to_a_database_server_and_names_what_stays(
         assert DealKeyring.for_store(copied).load("t1") == key  # t1 resumes on the copy
         # A ladder match stays verifiable on the database server.
         assert DealKeyring.for_store(copied).ladder_key("m-ladder") == ladder
+        _has_hosted_version(copied)  # every node of the server sees the versions
     finally:
         copied.close()
     assert "deal keys\t2 kept" in out
     assert "ladder" not in out  # nothing of them left behind
-    assert f"left behind: hosted bots' versions: {tmp_path / 'hosted'}" in out
+    assert "hosted_versions\t1 rows" in out and "left behind: hosted" not in out
     assert f"left behind: bot logs: {tmp_path / 'bot-logs'}" in out
 
 
@@ -258,7 +282,8 @@ def test_copy_to_another_sqlite_folder_carries_keys_versions_and_logs(tmp_path, 
     copied = open_store(tmp_path / "new" / "arena.db")
     try:
         assert DealKeyring.for_store(copied).load("t1") == key
+        _has_hosted_version(copied)
     finally:
         copied.close()
-    assert (tmp_path / "new" / "hosted" / "ann" / "1" / "version.json").read_text() == "{}"
+    assert not (tmp_path / "new" / "hosted").exists()  # a cache: the new node builds its own
     assert (tmp_path / "new" / "bot-logs" / "ann" / "m1.log").read_text() == "hello\n"

@@ -45,6 +45,7 @@ from arena.live_bridge import BridgedHub, LiveBridge
 from arena.logs import configure_logging, divert_logs
 from arena.server.config import ServerConfig
 from arena.server.lobby import ClaimTimeoutError
+from arena.server.revoke import TokenSweep
 from arena.server.server import ArenaServer
 from arena.server.workers.channel import MAX_MESSAGE_BYTES, Channel, ChannelClosedError
 from arena.server.workers.live import WorkerTransport
@@ -85,7 +86,7 @@ class Worker:
 
         store = self.store = open_store(self.config.db, node=self.node)
         hub = BridgedHub()
-        server = ArenaServer(self.config, store, hub=hub)
+        server = ArenaServer(self.config, store, hub=hub, services=[TokenSweep()])
         self.server = server
         self.channel = Channel(self.sock, self._message, on_closed=self.stopping.set)
         bridge = LiveBridge(hub, WorkerTransport(self.channel), self.node,
@@ -150,6 +151,9 @@ class Worker:
             self.stopping.set()
         elif kind == "reserve":
             self._reserve(set(message.get("names", ())))
+        elif kind == "disconnect":  # the bot was removed or its token replaced
+            self.server.disconnect_bot(str(message["bot"]), str(message["reason"]),
+                                       message.get("keep"))
 
     def _reserve(self, names: set[str]) -> None:
         """The bots a tournament of the parent waits for: not seated here any

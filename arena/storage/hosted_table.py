@@ -1,0 +1,242 @@
+"""Hosted bots' versions in the store, where every node of it sees them.
+
+A version is one upload of a bot's code (:mod:`arena.hosting.versions`
+gives it meaning; this module only keeps it). Three tables:
+
+* ``hosted_versions``: the record (status, reason, files, run command,
+  validation result, match list) under the key (bot, version). The number
+  is allocated inside the insert (the bot's highest number plus one), and
+  the key refuses a second row with it: two nodes submitting at once get
+  v1 and v2, never two "v1". An insert that lost that race is retried.
+* ``hosted_uploads``: the upload as sent (at most the upload limit), so any
+  node can unpack and build it.
+* ``hosted_logs``: the build log and the stderr of each match, each already
+  cut to its cap by the hosting layer; only the newest ``keep`` stderr logs
+  of a version stay.
+
+One node builds a version: it *claims* the build (``build_node``,
+``build_until``), renews the claim while building, and another node takes
+it over only after the claim ran out (a node that died mid-build), judged
+on the database's clock as slot leases are (:mod:`arena.storage.queue`).
+One node plays a version's validation match, claimed the same way
+(``validation_node``, ``validation_until``).
+
+Records cross this module as plain dicts of the column names (JSON columns
+decoded); :class:`arena.hosting.versions.BotVersion` is built from them above.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from arena.storage.base import NotFoundError, StorageError
+from arena.storage.connections import Database
+
+BUILDING = "building"  # the one status this layer needs to know (claims)
+READY = "ready"
+_JSON = ("files", "run", "matches", "validation")
+_FIELDS = ("status", "lang", "game", "filename", "content_hash", "created_at", "built_at",
+           "build_seconds", "reason", "files", "run", "matches", "validation")
+# Two nodes inserting one bot's next number at once: the loser retries with
+# the number after the winner's. More than a few losses in a row means
+# something else is wrong.
+NUMBER_ATTEMPTS = 8
+
+
+class VersionNumberError(StorageError):
+    """No version number could be allocated (the inserts kept colliding)."""
+
+
+def _record(row: Any) -> dict[str, Any]:
+    record = {key: row[key] for key in ("bot", "version", *_FIELDS, "build_node", "build_until")}
+    for key in _JSON:
+        record[key] = None if record[key] is None else json.loads(record[key])
+    return record
+
+
+def _values(record: dict[str, Any]) -> list[Any]:
+    return [json.dumps(record.get(key)) if key in _JSON and record.get(key) is not None
+            else record.get(key) for key in _FIELDS]
+
+
+class HostedTable:
+    """The hosted-version methods of :class:`arena.storage.store.SqlStore`."""
+
+    db: Database
+
+    def add_hosted_version(self, record: dict[str, Any], upload: bytes) -> dict[str, Any]:
+        """Store a new version of ``record["bot"]`` with the next number and
+        its upload, in one transaction; the record as stored."""
+        for key in ("files", "run", "matches"):
+            record.setdefault(key, [])
+        columns = ", ".join(_FIELDS)
+        marks = ", ".join("?" for _ in _FIELDS)
+        for _ in range(NUMBER_ATTEMPTS):
+            try:
+                with self.db.tx(durable=True) as db:
+                    number = int(db.execute(
+                        "SELECT COALESCE(MAX(version), 0) + 1 FROM hosted_versions WHERE bot = ?",
+                        (record["bot"],)).fetchone()[0])
+                    # Two nodes may read the same highest number; the key
+                    # lets only one of them insert it.
+                    db.execute(f"INSERT INTO hosted_versions (bot, version, {columns})"
+                               f" VALUES (?, ?, {marks})",
+                               (record["bot"], number, *_values(record)))
+                    db.execute("INSERT INTO hosted_uploads (bot, version, data) VALUES (?, ?, ?)",
+                               (record["bot"], number, upload))
+            except self.db.integrity_error:
+                continue  # another node took that number meanwhile: take the next
+            return {**record, "version": int(number), "build_node": None, "build_until": None}
+        raise VersionNumberError(f"no version number for bot {record['bot']!r} after "
+                                 f"{NUMBER_ATTEMPTS} attempts: too many uploads at once")
+
+    def import_hosted_version(self, record: dict[str, Any], upload: bytes) -> bool:
+        """Store a version under the number it has (one an older arena kept
+        as files); False if the bot has that number already."""
+        for key in ("files", "run", "matches"):
+            record.setdefault(key, [])
+        columns = ", ".join(_FIELDS)
+        with self.db.tx(durable=True) as db:
+            cur = db.execute(f"INSERT INTO hosted_versions (bot, version, {columns}) VALUES"
+                             f" (?, ?, {', '.join('?' for _ in _FIELDS)}) ON CONFLICT DO NOTHING",
+                             (record["bot"], record["version"], *_values(record)))
+            if cur.rowcount != 1:
+                return False
+            db.execute("INSERT INTO hosted_uploads (bot, version, data) VALUES (?, ?, ?)",
+                       (record["bot"], record["version"], upload))
+        return True
+
+    def save_hosted_version(self, record: dict[str, Any]) -> None:
+        """Write every field of an existing version (a finished build ends its claim)."""
+        sets = ", ".join(f"{key} = ?" for key in _FIELDS)
+        ends_claim = record["status"] != BUILDING
+        with self.db.tx(durable=True) as db:
+            cur = db.execute(
+                f"UPDATE hosted_versions SET {sets}"
+                + (", build_node = NULL, build_until = NULL" if ends_claim else "")
+                + " WHERE bot = ? AND version = ?",
+                (*_values(record), record["bot"], record["version"]))
+            if cur.rowcount == 0:
+                raise NotFoundError(f"bot {record['bot']!r} has no version {record['version']}")
+
+    def hosted_version(self, bot: str, version: int) -> dict[str, Any] | None:
+        with self.db.read() as db:
+            row = db.execute("SELECT * FROM hosted_versions WHERE bot = ? AND version = ?",
+                             (bot, version)).fetchone()
+        return None if row is None else _record(row)
+
+    def hosted_versions(self, bot: str) -> list[dict[str, Any]]:
+        """Every version of ``bot``, oldest first."""
+        with self.db.read() as db:
+            rows = db.execute("SELECT * FROM hosted_versions WHERE bot = ? ORDER BY version",
+                              (bot,)).fetchall()
+        return [_record(r) for r in rows]
+
+    def hosted_active(self, bot: str) -> dict[str, Any] | None:
+        """The newest ready version of ``bot`` (the one that plays), or None."""
+        with self.db.read() as db:
+            row = db.execute("SELECT * FROM hosted_versions WHERE bot = ? AND status = ?"
+                             " ORDER BY version DESC LIMIT 1", (bot, READY)).fetchone()
+        return None if row is None else _record(row)
+
+    def hosted_ready(self) -> list[dict[str, Any]]:
+        """The version that plays of every bot not removed: one row per bot,
+        from an index, however long the bots' histories."""
+        with self.db.read() as db:
+            rows = db.execute(
+                "SELECT v.* FROM (SELECT bot, MAX(version) AS newest FROM hosted_versions"
+                "  WHERE status = ? GROUP BY bot) m"
+                " JOIN hosted_versions v ON v.bot = m.bot AND v.version = m.newest"
+                " LEFT JOIN bots b ON b.name = v.bot"
+                " WHERE COALESCE(b.removed, 0) = 0 ORDER BY v.bot", (READY,)).fetchall()
+        return [_record(r) for r in rows]
+
+    def hosted_building(self) -> list[dict[str, Any]]:
+        """Every version still building (claimed or not), oldest first."""
+        with self.db.read() as db:
+            rows = db.execute("SELECT * FROM hosted_versions WHERE status = ?"
+                              " ORDER BY created_at, bot, version", (BUILDING,)).fetchall()
+        return [_record(r) for r in rows]
+
+    def hosted_upload(self, bot: str, version: int) -> bytes | None:
+        with self.db.read() as db:
+            row = db.execute("SELECT data FROM hosted_uploads WHERE bot = ? AND version = ?",
+                             (bot, version)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def claim_hosted_build(self, bot: str, version: int, node: str, lease_s: float) -> bool:
+        """``node`` builds the version unless another node's claim is live
+        (it may renew its own); False when it is not building or taken."""
+        now = self.db.dialect.now
+        with self.db.tx() as db:
+            cur = db.execute(
+                f"UPDATE hosted_versions SET build_node = ?, build_until = {now} + ?"
+                " WHERE bot = ? AND version = ? AND status = ? AND (build_node IS NULL"
+                f" OR build_node = ? OR build_until IS NULL OR build_until < {now})",
+                (node, lease_s, bot, version, BUILDING, node))
+            return cur.rowcount == 1
+
+    def claim_hosted_validation(self, bot: str, version: int, node: str, lease_s: float) -> bool:
+        """``node`` plays the version's validation match unless it has a
+        result or another node's claim is live; False then."""
+        now = self.db.dialect.now
+        with self.db.tx() as db:
+            cur = db.execute(
+                f"UPDATE hosted_versions SET validation_node = ?, validation_until = {now} + ?"
+                " WHERE bot = ? AND version = ? AND validation IS NULL AND (validation_node"
+                f" IS NULL OR validation_node = ? OR validation_until < {now})",
+                (node, lease_s, bot, version, node))
+            return cur.rowcount == 1
+
+    def release_hosted_build(self, bot: str, version: int, node: str) -> None:
+        """``node`` stopped building without finishing (cancelled): anyone may claim it."""
+        with self.db.tx() as db:
+            db.execute("UPDATE hosted_versions SET build_node = NULL, build_until = NULL"
+                       " WHERE bot = ? AND version = ? AND build_node = ?", (bot, version, node))
+
+    def keep_hosted_log(self, bot: str, version: int, name: str, data: bytes, *,
+                        keep: int | None = None) -> None:
+        """Keep a log (replacing one of that name); with ``keep``, only the
+        ``keep`` newest logs of the version whose names start like this one's
+        (up to its first ``/``) stay."""
+        with self.db.tx() as db:
+            db.execute("DELETE FROM hosted_logs WHERE bot = ? AND version = ? AND name = ?",
+                       (bot, version, name))
+            db.execute("INSERT INTO hosted_logs (bot, version, name, data, at)"
+                       " VALUES (?, ?, ?, ?, ?)", (bot, version, name, data, time.time()))
+            if keep is not None:
+                prefix = name.split("/", 1)[0] + "/"
+                old = db.execute(
+                    "SELECT name FROM hosted_logs WHERE bot = ? AND version = ? AND"
+                    " substr(name, 1, ?) = ? ORDER BY at DESC, name DESC",
+                    (bot, version, len(prefix), prefix)).fetchall()[keep:]
+                db.executemany("DELETE FROM hosted_logs WHERE bot = ? AND version = ?"
+                               " AND name = ?", [(bot, version, r[0]) for r in old])
+
+    def hosted_log(self, bot: str, version: int, name: str) -> bytes | None:
+        with self.db.read() as db:
+            row = db.execute("SELECT data FROM hosted_logs WHERE bot = ? AND version = ?"
+                             " AND name = ?", (bot, version, name)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def note_hosted_match(self, bot: str, version: int, match_id: str) -> None:
+        """Add ``match_id`` to the version's matches (once)."""
+        with self.db.tx() as db:
+            row = db.execute("SELECT matches FROM hosted_versions WHERE bot = ? AND version = ?"
+                             + self.db.dialect.for_update, (bot, version)).fetchone()
+            if row is None:
+                raise NotFoundError(f"bot {bot!r} has no version {version}")
+            matches = json.loads(row[0])
+            if match_id not in matches:
+                matches.append(match_id)
+                db.execute("UPDATE hosted_versions SET matches = ? WHERE bot = ? AND version = ?",
+                           (json.dumps(matches), bot, version))
+
+    def drop_hosted_versions(self, bot: str, numbers: list[int]) -> None:
+        """Remove those versions of ``bot`` with their uploads and logs."""
+        with self.db.tx() as db:
+            for table in ("hosted_logs", "hosted_uploads", "hosted_versions"):
+                db.executemany(f"DELETE FROM {table} WHERE bot = ? AND version = ?",
+                               [(bot, n) for n in numbers])
