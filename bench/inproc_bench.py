@@ -304,7 +304,7 @@ def engine_baseline(matches: int = 20) -> float:
         while not engine.finished:
             legal = engine.legal_actions()
             engine.observation(engine.current_seat)  # type: ignore[arg-type]
-            engine.apply(rng.choice(legal))
+            engine.play(rng.choice(legal))
             decisions += 1
     return (time.thread_time() - cpu0) / decisions * 1e6
 

@@ -161,7 +161,7 @@ class ArenaAEC(AECEnv):
             legal = asked["legal"] if "legal" in asked else asked["constraints"]
             action = house[seat](engine.phase_for(seat), legal, engine.observation(seat))
             self._pending = None
-            self._deliver(engine.apply_for(seat, action))
+            self._deliver(engine.play_for(seat, action))
 
     def _agent_turn(self) -> str | None:
         for seat in self._engine().to_act:
@@ -206,7 +206,7 @@ class ArenaAEC(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         self._pending = None
-        self._deliver(self._engine().apply_for(self._seat_of[agent], wire))
+        self._deliver(self._engine().play_for(self._seat_of[agent], wire))
         self._play_house_bots()
         self._select_next()
 

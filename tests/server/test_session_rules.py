@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from arena.games import get_game
-from arena.games.base import DealInfo, IllegalActionError
+from arena.games.base import CheckedAction, DealInfo, IllegalActionError, StaleActionError
 from protocol.deals import commitment
 from arena.server.seats import AutopilotReason, Seat, SeatKind
 from arena.server.session import TimeLimits, MatchSession, SessionState
@@ -366,13 +366,16 @@ class Simultaneous:
     def request_for(self, seat: int) -> dict:
         return {"constraints": {"max": 3}}
 
-    def check_for(self, seat: int, action: Any) -> Any:
+    def check_for(self, seat: int, action: Any) -> CheckedAction[None]:
         if seat not in self.owed or action not in (0, 1, 2, 3):
             raise IllegalActionError(f"pick 0-3, not {action!r}")
-        return action
+        return CheckedAction(self, seat, self.round, action, None)
 
-    def apply_for(self, seat: int, action: Any) -> list:
-        self.chosen[seat] = self.check_for(seat, action)
+    def apply(self, checked: CheckedAction[None]) -> list:
+        seat = checked.seat
+        if checked.decision != self.round or seat not in self.owed:
+            raise StaleActionError(f"seat {seat}'s pick is not pending")
+        self.chosen[seat] = checked.action
         self.owed.discard(seat)
         if self.owed:
             return []
