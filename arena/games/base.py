@@ -179,7 +179,9 @@ class SequentialGame:
 
     def play_for(self, seat: int, action: GameAction) -> Sequence[GameEvent]:
         """Check ``seat``'s ``action`` and apply it."""
-        return self.apply(self.check_for(seat, action))
+        if seat != self.current_seat:
+            raise self._not_to_act(seat)
+        return self.play(action)
 
     def default_for(self, seat: int) -> GameAction:
         if seat != self.current_seat:

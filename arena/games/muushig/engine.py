@@ -465,6 +465,11 @@ class MuushigEngine(SequentialGame):
             raise stale_action(checked, self, self.decision_number)
         return self.apply_code(checked.detail)
 
+    def play(self, action: Any) -> list[MuushigEvent]:
+        # Checked and applied in one go: nothing can come between, so no
+        # CheckedAction is made (the wire check raises if no seat is to act).
+        return self.apply_code(self._wire.check(action)[1])
+
     def default_action(self) -> Any:
         return self._wire.default_action()
 
