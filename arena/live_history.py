@@ -52,7 +52,7 @@ def _engine_events(game: str, rules: Wire | None,
     yield from engine.start()
     for seat, action in actions:
         try:
-            events = engine.apply(action) if seat is None else engine.apply_for(seat, action)
+            events = engine.play(action) if seat is None else engine.play_for(seat, action)
         except (GameError, ValueError, IndexError, RuntimeError):
             # The last step's deal is not stored yet (the store lags): the
             # records end before these events anyway.

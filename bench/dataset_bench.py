@@ -53,7 +53,7 @@ def played(game: str, seed: int) -> tuple[dict, list[dict], dict, list[dict]]:
         seat = engine.to_act[0]
         options = engine.request_for(seat)
         legal = options.get("legal", options.get("constraints"))
-        keep(engine.apply_for(seat, bots[seat](engine.phase_for(seat), legal,
+        keep(engine.play_for(seat, bots[seat](engine.phase_for(seat), legal,
                                                engine.observation(seat))))
     return engine.rules, records, engine.result(), reveal
 

@@ -51,7 +51,7 @@ def wire_api(seeds: range) -> int:
         choice = random.Random(seed + 1).choice
         log = engine.start()
         while not engine.finished:
-            log += engine.apply(choice(engine.legal_actions()))
+            log += engine.play(choice(engine.legal_actions()))
             decisions += 1
     return decisions
 

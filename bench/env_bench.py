@@ -60,7 +60,7 @@ def muushig_wire(matches: int) -> int:
         choice = random.Random(seed + 1).choice
         engine.start()
         while not engine.finished:
-            engine.apply(choice(engine.legal_actions()))
+            engine.play(choice(engine.legal_actions()))
             steps += 1
     return steps
 
@@ -141,7 +141,7 @@ def thirteen_engine(matches: int) -> int:
         engine.start()
         while not engine.finished:
             seat = engine.to_act[0]
-            engine.apply_for(seat, engine.default_for(seat))
+            engine.play_for(seat, engine.default_for(seat))
             steps += 1
     return steps
 

@@ -300,11 +300,14 @@ def engine_baseline(matches: int = 20) -> float:
     cpu0 = time.thread_time()
     for m in range(matches):
         engine = spec.new_match(None, random.Random(m), None)
+        # A baseline checkout (BENCH_CODE) from before check-then-apply
+        # has no ``play``: its ``apply`` took the wire action.
+        play = getattr(engine, "play", None) or engine.apply
         engine.start()
         while not engine.finished:
             legal = engine.legal_actions()
             engine.observation(engine.current_seat)  # type: ignore[arg-type]
-            engine.apply(rng.choice(legal))
+            play(rng.choice(legal))
             decisions += 1
     return (time.thread_time() - cpu0) / decisions * 1e6
 

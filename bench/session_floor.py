@@ -89,7 +89,7 @@ def engine_match(seed: int, fast: bool) -> tuple[int, int]:
         else:
             action = choice(engine.legal_actions())
             t0 = clock()
-            engine.apply(action)
+            engine.play(action)
         spent += clock() - t0
         decisions += 1
     return decisions, spent

@@ -160,7 +160,7 @@ def bench_versus(args: argparse.Namespace) -> None:
     pair_sum = [0, 0, 0, 0]
     while not e.finished:
         for s in e.to_act:
-            events = e.apply_for(s, bots[s]("arrange", e.request_for(s)["constraints"], e.observation(s)))
+            events = e.play_for(s, bots[s]("arrange", e.request_for(s)["constraints"], e.observation(s)))
             for ev in events:
                 if ev.kind == "showdown":
                     for j in range(4):

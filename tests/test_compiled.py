@@ -129,7 +129,7 @@ def test_a_match_plays_the_same_on_both_paths():
             "out = [ev.for_record() for ev in e.start()]\n"
             "while not e.finished:\n"
             "    s = e.current_seat\n"
-            "    out += [ev.for_record() for ev in e.apply_for(s, e.legal_actions()[-1])]\n"
+            "    out += [ev.for_record() for ev in e.play_for(s, e.legal_actions()[-1])]\n"
             "print(json.dumps(out))")
     runs = []
     for pure in ("0", "1"):

@@ -119,9 +119,9 @@ class ThirteenMatch:
                 continue
             hand = tuple(CARD_INDEX[c] for c in self.engine.observation(seat)["cards"])
             split = random_valid_arrangement(hand, self._house_rng, wheel)
-            events += self.engine.apply_for(seat, {"front": card_strs(split.front),
-                                                   "middle": card_strs(split.middle),
-                                                   "back": card_strs(split.back)})
+            events += self.engine.play_for(seat, {"front": card_strs(split.front),
+                                                  "middle": card_strs(split.middle),
+                                                  "back": card_strs(split.back)})
         return events
 
     def _deals(self) -> Generator[Step, Any, None]:
@@ -134,7 +134,7 @@ class ThirteenMatch:
             constraints = self.engine.request_for(self.seat)["constraints"]
             house = self._tells(self._house_answers())
             action = yield Ask(Phase.ARRANGE, [], state, constraints=constraints, followups=tuple(house))
-            events = self.engine.apply_for(self.seat, action)
+            events = self.engine.play_for(self.seat, action)
 
     def next_step(self) -> Step | None:
         """The next thing the bot's seat sees, or None at the end."""

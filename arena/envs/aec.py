@@ -80,7 +80,7 @@ class CodecFace:
 
     def apply(self, engine: Any, seat: int, action: Any, mask: np.ndarray | None) -> Sequence[GameEvent]:
         phase, legal, state = wire_request(engine, seat)
-        return engine.apply_for(seat, self.codec.decode(action, phase, legal, state, mask))
+        return engine.play_for(seat, self.codec.decode(action, phase, legal, state, mask))
 
 
 def wire_request(engine: Any, seat: int) -> tuple[str, Any, dict[str, Any]]:
@@ -268,7 +268,7 @@ class ArenaAEC(AECEnv):
                 return
             seat = acting[0]
             self._pending = None
-            self._deliver(engine.apply_for(seat, house[seat](*wire_request(engine, seat))))
+            self._deliver(engine.play_for(seat, house[seat](*wire_request(engine, seat))))
 
     def _select_next(self) -> None:
         engine = self._engine()

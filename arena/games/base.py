@@ -13,13 +13,17 @@ Rules for engines (the "sans-IO" discipline):
   lists, ``None`` -- exactly what a bot sends and receives.
 * Forced decisions are applied by the engine itself and announced as events;
   ``current_seat`` only ever names a seat with a real choice.
+* Check, then apply: ``check_action`` / ``check_for`` turn a wire action
+  into a :class:`CheckedAction` (or raise :class:`IllegalActionError`), and
+  ``apply`` takes only that, for the decision it was checked in; ``play`` /
+  ``play_for`` do both for callers that need no split.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable, Final, Sequence
+from typing import Any, Callable, Final, Generic, Sequence, TypeVar, final
 
 # The interface itself lives in arena.games.interface; these names are
 # imported from here throughout.
@@ -31,9 +35,9 @@ from arena.games.interface import (
     Wire,
 )
 
-__all__ = ["DealInfo", "GameAction", "GameEngine", "GameError", "GameEvent", "GameSpec",
-           "HouseBot", "IllegalActionError", "NotYourTurnError", "RuleConfigError",
-           "SequentialGame", "Wire"]
+__all__ = ["CheckedAction", "DealInfo", "GameAction", "GameEngine", "GameError", "GameEvent",
+           "GameSpec", "HouseBot", "IllegalActionError", "NotYourTurnError", "RuleConfigError",
+           "SequentialGame", "StaleActionError", "Wire"]
 
 
 class GameError(Exception):
@@ -56,6 +60,60 @@ class RuleConfigError(GameError):
     """A rules dictionary names an unknown option or an invalid value."""
 
 
+class StaleActionError(GameError):
+    """A :class:`CheckedAction` was applied outside the decision it was
+    checked in: after the state moved on, a second time, or to another
+    match. A caller's mistake, never a bot's: check the answer again."""
+
+
+Detail = TypeVar("Detail")
+
+
+@final
+class CheckedAction(Generic[Detail]):
+    """A legal action, checked for one decision of one match.
+
+    What ``check_action`` / ``check_for`` return and the only thing
+    ``apply`` takes, so an answer is checked once and cannot be applied to a
+    decision it was not checked for. ``action`` is the canonical wire form
+    (what events and records show); ``detail`` is what the check worked out
+    that ``apply`` uses instead of checking again (the Muushig engine's fast
+    code, a thirteen split). ``decision`` is the engine's own count of the
+    decision it answers, compared by ``apply`` with the pending one.
+
+    Read-only by agreement, like an event. A plain class, not a frozen
+    dataclass: one is made per decision, and a compiled dataclass still
+    builds its instances through an interpreted ``__init__``.
+    """
+
+    __slots__ = ("engine", "seat", "decision", "action", "detail")
+
+    def __init__(self, engine: object, seat: int, decision: int, action: GameAction,
+                 detail: Detail) -> None:
+        self.engine = engine
+        self.seat = seat
+        self.decision = decision
+        self.action = action
+        self.detail = detail
+
+    def __repr__(self) -> str:
+        return f"CheckedAction(seat={self.seat}, decision={self.decision}, action={self.action!r})"
+
+
+def stale_action(checked: CheckedAction[Any], engine: object, decision: int,
+                 unit: str = "decision") -> StaleActionError:
+    """Why ``engine``, at ``decision`` (its count of decisions, or of
+    ``unit``), refuses ``checked``. Called once the refusal is certain: the
+    tests themselves are inlined in each engine's ``apply``."""
+    if checked.engine is not engine:
+        where = "another match"
+    elif checked.decision < decision:
+        where = (f"{unit} {checked.decision}, and {unit} {decision} is pending "
+                 "(it was applied already, or the match moved on)")
+    else:
+        where = f"{unit} {checked.decision}, which is not pending ({unit} {decision} is)"
+    return StaleActionError(f"seat {checked.seat}'s {checked.action!r} was checked for {where}: "
+                            "check the answer again before applying it")
 
 
 class SequentialGame:
@@ -66,7 +124,8 @@ class SequentialGame:
     way. A sequential engine mixes this in and keeps its one-seat API
     (``current_seat``, ``phase``, ``legal_actions``, ``check_action``,
     ``apply``, ``default_action``); a call for any other seat than the one
-    to move raises :class:`NotYourTurnError`.
+    to move raises :class:`NotYourTurnError`. ``apply`` needs no seat: a
+    checked action knows the seat it was checked for.
     """
 
     # The one-seat API each engine defines; these bodies only name it (a
@@ -80,14 +139,18 @@ class SequentialGame:
     def legal_actions(self) -> list[GameAction]:
         raise NotImplementedError
 
-    def check_action(self, action: GameAction) -> GameAction:
+    def check_action(self, action: GameAction) -> CheckedAction[Any]:
         raise NotImplementedError
 
-    def apply(self, action: GameAction) -> Sequence[GameEvent]:
+    def apply(self, checked: CheckedAction[Any]) -> Sequence[GameEvent]:
         raise NotImplementedError
 
     def default_action(self) -> GameAction:
         raise NotImplementedError
+
+    def play(self, action: GameAction) -> Sequence[GameEvent]:
+        """Check ``action`` for the seat to act and apply it."""
+        return self.apply(self.check_action(action))
 
     @property
     def to_act(self) -> tuple[int, ...]:
@@ -109,15 +172,16 @@ class SequentialGame:
             raise self._not_to_act(seat)
         return {"legal": self.legal_actions()}
 
-    def check_for(self, seat: int, action: GameAction) -> GameAction:
+    def check_for(self, seat: int, action: GameAction) -> CheckedAction[Any]:
         if seat != self.current_seat:
             raise self._not_to_act(seat)
         return self.check_action(action)
 
-    def apply_for(self, seat: int, action: GameAction) -> Sequence[GameEvent]:
+    def play_for(self, seat: int, action: GameAction) -> Sequence[GameEvent]:
+        """Check ``seat``'s ``action`` and apply it."""
         if seat != self.current_seat:
             raise self._not_to_act(seat)
-        return self.apply(action)
+        return self.play(action)
 
     def default_for(self, seat: int) -> GameAction:
         if seat != self.current_seat:

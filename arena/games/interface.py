@@ -9,7 +9,10 @@ no ``Protocol`` class.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Sequence, runtime_checkable
+
+if TYPE_CHECKING:  # defined in the compiled part, which imports this module
+    from arena.games.base import CheckedAction
 
 GameAction = Any  # wire form: str | list[str] | None | dict
 Wire = dict[str, Any]
@@ -77,7 +80,13 @@ class DealInfo:
 
 @runtime_checkable
 class GameEngine(Protocol):
-    """One match of one game, as a state machine stepped by ``apply``."""
+    """One match of one game, as a state machine stepped by ``apply``.
+
+    Check, then apply: ``check_action`` / ``check_for`` turn a wire action
+    into a :class:`~arena.games.base.CheckedAction` for the pending decision
+    (or raise ``IllegalActionError``, state unchanged), and ``apply`` takes
+    only that; ``play`` / ``play_for`` do both.
+    """
 
     game: ClassVar[str]
     n_seats: int
@@ -104,14 +113,21 @@ class GameEngine(Protocol):
         """Every legal answer for the current seat, in protocol order."""
         ...
 
-    def check_action(self, action: GameAction) -> GameAction:
-        """Return the canonical form of a legal ``action`` or raise
-        :class:`IllegalActionError` with a reason (does not change state)."""
+    def check_action(self, action: GameAction) -> CheckedAction[Any]:
+        """``action`` of ``current_seat`` checked for the pending decision
+        (its canonical form is ``.action``), or :class:`IllegalActionError`
+        with a reason (does not change state)."""
         ...
 
-    def apply(self, action: GameAction) -> Sequence[GameEvent]:
-        """Apply a legal action for ``current_seat``; return what happened,
-        up to and including everything until the next real decision."""
+    def apply(self, checked: CheckedAction[Any]) -> Sequence[GameEvent]:
+        """Apply an action checked by this engine for a decision still
+        pending (else :class:`StaleActionError`); return what happened, up
+        to and including everything until the next real decision (or [] while
+        other seats still owe one). Applied actions are not checked again."""
+        ...
+
+    def play(self, action: GameAction) -> Sequence[GameEvent]:
+        """``apply(check_action(action))``."""
         ...
 
     def default_action(self) -> GameAction:
@@ -132,16 +148,13 @@ class GameEngine(Protocol):
         """The request's game fields: ``{"legal": [...]}`` or ``{"constraints": {...}}``."""
         ...
 
-    def check_for(self, seat: int, action: GameAction) -> GameAction:
-        """Canonical ``action`` of ``seat``, or IllegalActionError (state unchanged)."""
+    def check_for(self, seat: int, action: GameAction) -> CheckedAction[Any]:
+        """``seat``'s ``action`` checked for its pending decision, or
+        IllegalActionError (state unchanged); ``apply`` takes the result."""
         ...
 
-    def apply_for(self, seat: int, action: GameAction) -> Sequence[GameEvent]:
-        """Apply ``seat``'s action; may return [] while other seats still owe one.
-
-        An engine may skip checking again the canonical action its
-        ``check_for`` just returned for the same decision (the server checks
-        a bot's answer with ``check_for``, then applies it)."""
+    def play_for(self, seat: int, action: GameAction) -> Sequence[GameEvent]:
+        """``apply(check_for(seat, action))``."""
         ...
 
     def default_for(self, seat: int) -> GameAction:

@@ -139,8 +139,7 @@ class _Replay:
             raise NotationError(line.number, f"seat {seat} acts, but the decision is owed by "
                                              f"seat(s) {list(engine.to_act)}")
         try:
-            canonical = engine.check_for(seat, action)
-            events = engine.apply_for(seat, canonical)
+            events = engine.play_for(seat, action)
         except GameError as exc:
             raise NotationError(line.number, f"seat {seat} may not do this: {exc}") from None
         self.out.actions += 1

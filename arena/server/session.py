@@ -40,7 +40,7 @@ from typing import Any, Final
 
 import structlog
 
-from arena.games.base import GameAction, GameEngine, IllegalActionError
+from arena.games.base import CheckedAction, GameAction, GameEngine, IllegalActionError
 from arena.metrics import Metrics
 from arena.server.seats import AutopilotReason, PendingRequest, Seat, SeatKind
 from arena.server.session_output import (
@@ -200,7 +200,7 @@ class MatchSession(SessionOutput):
                             f"request {request_id} was never sent to seat {seat_index}", request_id)
             return
         try:
-            canonical = self.engine.check_for(seat_index, action)
+            checked = self.engine.check_for(seat_index, action)
         except IllegalActionError as exc:
             seat.illegal += 1
             if self.metrics is not None:
@@ -215,7 +215,7 @@ class MatchSession(SessionOutput):
             seat.bank_ms = max(0.0, seat.bank_ms - over)
         seat.consecutive_timeouts = 0
         del self._pending[seat_index]
-        self._decide(seat_index, pending.phase, canonical, "bot", now)
+        self._decide(seat_index, pending.phase, checked.action, "bot", now, checked)
 
     def deadline(self, now: float) -> None:
         """Apply whatever is due at ``now``: defaults of requests past their
@@ -358,7 +358,7 @@ class MatchSession(SessionOutput):
                 self._house_due.append(seat_index)
 
     def _decide(self, seat_index: int, phase: str, action: GameAction, source: str,
-                now: float) -> None:
+                now: float, checked: CheckedAction[Any] | None = None) -> None:
         if source == "default" or source == "autopilot":
             # The engine's own records carry every action; this one says
             # who chose it when it was not the seat's bot or house bot.
@@ -368,7 +368,10 @@ class MatchSession(SessionOutput):
         if self.metrics is not None:
             # An attribute, not a call: the server's sampler buckets it by second.
             self.metrics.decisions_total += 1
-        self._emit(self.engine.apply_for(seat_index, action))
+        engine = self.engine
+        if checked is None:  # a house, autopilot or default move: checked here
+            checked = engine.check_for(seat_index, action)
+        self._emit(engine.apply(checked))
         self._advance(now)
 
     def _ask(self, seat_index: int, now: float) -> None:

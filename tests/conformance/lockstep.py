@@ -155,13 +155,13 @@ def play_lockstep(
             rng.shuffle(action)
         history.append((req.seat, req.phase, action))
         want = mine.act(action)
-        compare_events(engine.apply(action), want)
+        compare_events(engine.play(action), want)
         out.steps += 1
     _check("finished at end", engine.finished, True, history)
     _check("current_seat at end", engine.current_seat, None, history)
     _check("phase at end", engine.phase, None, history)
     try:
-        engine.apply("fold")
+        engine.play("fold")
     except GameError:
         pass
     else:

@@ -101,7 +101,7 @@ def test_a_recorded_match_replays_to_the_same_events_and_result() -> None:
     while not engine.finished:
         action = rng.choice(engine.legal_actions())
         actions.append(action)
-        collect(engine.apply(action))
+        collect(engine.play(action))
     mine, result = replay(rules, decks, actions)
     assert len(actions) > 100
     assert mine == received

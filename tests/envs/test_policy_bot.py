@@ -60,7 +60,7 @@ def _check_choices(server, outcome, bot: PolicyBot, game: str) -> int:
             offline = bot.codec.decode(last_allowed(bot.codec.encode(phase, legal, state)), phase, legal, state)
             assert offline == action
             checked += 1
-        engine.apply_for(acting, action)
+        engine.play_for(acting, action)
     assert engine.result() == record.result
     return checked
 

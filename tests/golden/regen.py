@@ -64,7 +64,7 @@ def playthrough(rules: dict[str, Any], seed: int, chooser: str) -> str:
         lines.append(f"legal {_j(legal)}")
         lines.append(f"state {_j(state)}")
         lines.append(f"action {_j(action)}")
-        lines += [f"event {_j(e.for_record())}" for e in engine.apply(action)]
+        lines += [f"event {_j(e.for_record())}" for e in engine.play(action)]
         step += 1
     lines.append(f"# result {_j(engine.result())}")
     return "\n".join(lines) + "\n"

@@ -119,7 +119,7 @@ def test_the_thirteen_examples_are_what_the_engine_plays():
     assert good["action"] == showdown["arrangements"][seat]
     events = []
     for s, arrangement in enumerate(showdown["arrangements"]):
-        events += engine.apply_for(s, arrangement)
+        events += engine.play_for(s, arrangement)
     assert [e.for_seat(seat) for e in events if e.kind == "showdown"] == [showdown]
     assert showdown["fouled"][0] and end["result"] == engine.result()
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from arena.games import get_game
-from arena.games.base import DealInfo, IllegalActionError
+from arena.games.base import CheckedAction, DealInfo, IllegalActionError, StaleActionError
 from protocol.deals import commitment
 from arena.server.seats import AutopilotReason, Seat, SeatKind
 from arena.server.session import TimeLimits, MatchSession, SessionState
@@ -317,6 +317,45 @@ def test_nothing_reaches_a_seat_after_match_end():
     assert h.inbox[0][-1]["type"] == "match_end"
 
 
+class CheckSpy:
+    """The match's engine, with every ``check_for`` result and ``apply``
+    argument noted (the session calls the engine through its interface)."""
+
+    def __init__(self, engine: Any) -> None:
+        self._engine = engine
+        self.checked: list[tuple[int, Any]] = []
+        self.applied: list[Any] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
+
+    def check_for(self, seat: int, action: Any) -> Any:
+        checked = self._engine.check_for(seat, action)
+        self.checked.append((seat, checked))
+        return checked
+
+    def apply(self, checked: Any) -> Any:
+        self.applied.append(checked)
+        return self._engine.apply(checked)
+
+
+def test_each_move_is_checked_once_and_that_check_is_what_is_applied():
+    spy = CheckSpy(MUUSHIG.new_match({"max_hands": 2}, random.Random(11), None))
+    h = Harness(spy, remote=2)
+    h.start()
+    h.session.disconnect(1, 0.1)  # seat 1's moves come from autopilot from now on
+    h.houses(0.1)
+    while not h.session.over:
+        request = h.open_request(0)
+        h.answer(0, request["legal"][-1], now=0.2, request=request)
+    # The very objects checked, in order: nothing applied unchecked, nothing checked twice.
+    assert len(spy.checked) == len(spy.applied)
+    assert all(c is a for (_, c), a in zip(spy.checked, spy.applied))
+    assert sum(1 for seat, _ in spy.checked if seat == 0) == len(h.seats[0].latencies) > 0
+    # Bot, autopilot and house moves all go the same way.
+    assert {seat for seat, _ in spy.checked} == set(range(spy.n_seats))
+
+
 # -- several seats at once --------------------------------------------------------------------
 
 
@@ -366,13 +405,16 @@ class Simultaneous:
     def request_for(self, seat: int) -> dict:
         return {"constraints": {"max": 3}}
 
-    def check_for(self, seat: int, action: Any) -> Any:
+    def check_for(self, seat: int, action: Any) -> CheckedAction[None]:
         if seat not in self.owed or action not in (0, 1, 2, 3):
             raise IllegalActionError(f"pick 0-3, not {action!r}")
-        return action
+        return CheckedAction(self, seat, self.round, action, None)
 
-    def apply_for(self, seat: int, action: Any) -> list:
-        self.chosen[seat] = self.check_for(seat, action)
+    def apply(self, checked: CheckedAction[None]) -> list:
+        seat = checked.seat
+        if checked.decision != self.round or seat not in self.owed:
+            raise StaleActionError(f"seat {seat}'s pick is not pending")
+        self.chosen[seat] = checked.action
         self.owed.discard(seat)
         if self.owed:
             return []

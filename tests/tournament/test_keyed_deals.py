@@ -63,7 +63,7 @@ def test_the_engine_deals_round_and_hand_keyed_decks():
     rng.label_of = lambda: engine.deal_label
     engine.start()
     while not engine.finished and len(engine.deals()) < 6:
-        engine.apply(engine.legal_actions()[0])
+        engine.play(engine.legal_actions()[0])
     for deal in engine.deals():
         label = {"round": deal.round, "hand": deal.hand}
         assert list(deal.deck) == derive_deck("muushig", None, KEY, "7:0", label)

@@ -61,7 +61,7 @@ def play(seed: str, players: tuple[str, ...], rules: dict) -> tuple[list, dict]:
         for seat in engine.to_act:
             state = engine.observation(seat)
             held[(players[seat], deal)] = frozenset(state["cards"])
-            engine.apply_for(seat, arranger("arrange", engine.request_for(seat)["constraints"],
+            engine.play_for(seat, arranger("arrange", engine.request_for(seat)["constraints"],
                                             state))
     return [list(d.deck) for d in engine.deals()], held
 
@@ -91,7 +91,7 @@ def test_the_engine_names_each_deal_so_keyed_decks_follow_the_deal_number():
     while not engine.finished:
         labels.append(engine.deal_label)
         for seat in engine.to_act:
-            engine.apply_for(seat, engine.default_for(seat))
+            engine.play_for(seat, engine.default_for(seat))
     assert labels == [{"deal": 0}, {"deal": 1}, {"deal": 2}]
     for d, info in enumerate(engine.deals()):
         assert list(info.deck) == derive_deck("thirteen", None, KEY, "7:1", {"deal": d})

@@ -90,7 +90,7 @@ def play_match(match_id: str, *, players: list[str] | None = None, deals: int = 
             action = bots[seat]("arrange", engine.request_for(seat)["constraints"], state)
             if foul == (deal, seat):
                 action = _swap_middle_back(action)
-            emit(engine.apply_for(seat, action))
+            emit(engine.play_for(seat, action))
     m.result = engine.result()
     return m
 

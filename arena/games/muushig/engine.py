@@ -16,7 +16,8 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from arena.games.base import DealInfo, GameError, IllegalActionError, NotYourTurnError, SequentialGame
+from arena.games.base import (CheckedAction, DealInfo, GameError, IllegalActionError, NotYourTurnError,
+                              SequentialGame, stale_action)
 from arena.games.muushig.cards import BIT, mask_cards
 from arena.games.muushig.decks import DeckSource
 from arena.games.muushig.events import (AllFolded, Deal, Decision, Exchange, HandEnd, HandStart,
@@ -38,7 +39,8 @@ class MuushigEngine(SequentialGame):
     The match-level state (round, hand number, dealer, scores, stars) lives
     here; the hand being played is one :class:`HandState`, replaced at each
     deal. The wire API (``legal_actions``, ``check_action``, ``apply``,
-    ``default_action``) is a :class:`WireFace` over the read-only accessors.
+    ``default_action``) is a :class:`WireFace` over the read-only accessors;
+    a checked action carries its fast code, which ``apply`` applies.
     """
 
     game: ClassVar[str] = "muushig"
@@ -75,11 +77,11 @@ class MuushigEngine(SequentialGame):
         self._deal_events: list[Deal] = []
         self.hand: HandState = HandState.new(n)
         # Playable cards of the pending decision, computed on demand; the
-        # decision number tells the wire face when its own caches are stale.
+        # decision number tells the wire face when its own caches are stale,
+        # and ``apply`` which checked actions are for the pending decision.
         self._legal_mask_cache = -1
         self.decision_number = 0
-        wire = self._wire = WireFace(self)
-        self._code_of = wire.code_of
+        self._wire = WireFace(self)
 
     # ------------------------------------------------ read-only accessors
     @property
@@ -448,14 +450,25 @@ class MuushigEngine(SequentialGame):
     def legal_actions(self) -> list[Any]:
         return self._wire.legal_actions()
 
-    def check_action(self, action: Any) -> Any:
-        return self._wire.check_action(action)
+    def check_action(self, action: Any) -> CheckedAction[int]:
+        """``action`` checked for the pending decision, with its fast code."""
+        seat = self.current_seat
+        if seat is None:
+            raise NotYourTurnError("the match is over" if self._started else "the match has not started")
+        canonical, code = self._wire.check(action)
+        return CheckedAction(self, seat, self.decision_number, canonical, code)
 
-    def apply(self, action: Any) -> list[MuushigEvent]:
-        # What ``check_action`` just returned is not checked again
-        # (WireFace.code_of), so SequentialGame's ``check_for`` then
-        # ``apply_for`` check a bot's answer once.
-        return self.apply_code(self._code_of(action))
+    def apply(self, checked: CheckedAction[int]) -> list[MuushigEvent]:
+        # Every state change that ends a decision counts it, so the decision
+        # number tells a check of the pending decision from any other.
+        if checked.decision != self.decision_number or checked.engine is not self:
+            raise stale_action(checked, self, self.decision_number)
+        return self.apply_code(checked.detail)
+
+    def play(self, action: Any) -> list[MuushigEvent]:
+        # Checked and applied in one go: nothing can come between, so no
+        # CheckedAction is made (the wire check raises if no seat is to act).
+        return self.apply_code(self._wire.check(action)[1])
 
     def default_action(self) -> Any:
         return self._wire.default_action()

@@ -26,7 +26,7 @@ def replay(rules: Mapping[str, Any] | None, decks: list[list[str]], actions: Ite
     for i, action in enumerate(actions):
         if engine.current_seat is None:
             raise ReplayError(f"action {i} ({action!r}) comes after the end of the match")
-        engine.apply(action)
+        engine.play(action)
     return engine
 
 

@@ -8,7 +8,7 @@ the rules themselves live in the engine and ``legality``.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from arena.games.base import IllegalActionError, NotYourTurnError
 from arena.games.muushig.cards import (BIT, CARD_INDEX, CARD_STR, join_cards, mask_cards, mask_strs,
@@ -20,23 +20,16 @@ if TYPE_CHECKING:
     from arena.games.muushig.engine import MuushigEngine
 
 
-_NOT_CHECKED: Final[tuple[int, Any, int]] = (-1, None, 0)
-
-
 class WireFace:
     """The wire API of one :class:`MuushigEngine`, built on its read-only
     accessors (``current_seat``, ``stage``, ``hand``, ``legal_mask()``); it
-    never changes the engine: ``action_code`` gives the engine the fast
-    code to apply."""
+    never changes the engine: ``check`` gives the engine the fast code to
+    apply."""
 
     def __init__(self, engine: "MuushigEngine") -> None:
         self.engine = engine
         self._legal: list[Any] | None = None  # the legal list of decision _legal_for
         self._legal_for = -1
-        # The answer checked last: (decision number, canonical action as a
-        # key, fast code). ``code_of`` that answer in the same decision
-        # returns the code without checking again, once.
-        self._checked: tuple[int, Any, int] = _NOT_CHECKED
 
     def legal_actions(self) -> list[Any]:
         """Every legal answer of the current seat, protocol order, a new list
@@ -64,27 +57,6 @@ class WireFace:
                      for s in combinations(held, k)]
             self._legal, self._legal_for = legal, engine.decision_number
         return list(legal)
-
-    def check_action(self, action: Any) -> Any:
-        """The canonical form of a legal ``action``, else IllegalActionError;
-        its code is kept for ``code_of``."""
-        canonical, code = self.check(action)
-        # An exchange's list as a tuple: the caller may change the list it
-        # was given, the key must not change with it.
-        key = tuple(canonical) if type(canonical) is list else canonical
-        self._checked = (self.engine.decision_number, key, code)
-        return canonical
-
-    def code_of(self, action: Any) -> int:
-        """The fast code of a legal ``action``, else IllegalActionError: the
-        kept one when ``action`` equals what ``check_action`` returned for
-        this same decision (so an answer is checked once), else checked now."""
-        decision, key, code = self._checked
-        if decision == self.engine.decision_number and (
-                action == key if type(action) is not list else tuple(action) == key):
-            self._checked = _NOT_CHECKED
-            return code
-        return self.check(action)[1]
 
     def default_action(self) -> Any:
         """rules §11: fold, keep every card, decline, lowest playable card."""

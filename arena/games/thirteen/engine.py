@@ -7,10 +7,11 @@ players do, and (decks, actions) replays a match exactly.
 
 Every seat arranges at once, so the primary API is seat-addressed:
 ``to_act`` names every seat that still owes its arrangement for the deal,
-``check_for`` / ``apply_for`` take a seat's answer, and the deal's showdown
-comes with the last one. The sequential API (``current_seat``, ``apply``...)
-is a stand-in that serves the lowest seat in ``to_act``, so generic code
-that steps one seat at a time still plays a whole match.
+``check_for`` checks a seat's answer, ``apply`` applies it for that seat
+(``play_for`` does both), and the deal's showdown comes with the last one.
+The sequential API (``current_seat``, ``check_action``...) is a stand-in
+that serves the lowest seat in ``to_act``, so generic code that steps one
+seat at a time still plays a whole match.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from arena.games.base import DealInfo, GameError, GameEvent, NotYourTurnError, RuleConfigError
+from arena.games.base import (CheckedAction, DealInfo, GameError, GameEvent, NotYourTurnError,
+                              RuleConfigError, StaleActionError, stale_action)
 from arena.games.thirteen.arranger import Split, best_arrangement
 from arena.games.thirteen.cards import CARD_INDEX, DECK, card_strs, deal_hands
 from arena.games.thirteen.events import Arranged, Deal, DealStart, Showdown
@@ -30,7 +32,7 @@ ARRANGE = "arrange"
 
 
 class ThirteenEngine:
-    """One match. Create, ``start()``, then ``apply_for`` each seat in
+    """One match. Create, ``start()``, then ``play_for`` each seat in
     ``to_act`` until ``finished``."""
 
     game: ClassVar[str] = "thirteen"
@@ -130,19 +132,26 @@ class ThirteenEngine:
         self._require(seat)
         return {"constraints": dict(CONSTRAINTS)}
 
-    def _checked(self, seat: int, action: Any) -> Split:
+    def check_for(self, seat: int, action: Any) -> CheckedAction[Split]:
+        """``seat``'s arrangement checked for this deal (canonical form with
+        its split), or IllegalActionError."""
         self._require(seat)
-        return check_arrangement(
+        split = check_arrangement(
             action, self._hands[seat], self.options.wheel, reject_fouls=self.options.foul_policy == "reject"
         )
+        canonical = {"front": card_strs(split.front), "middle": card_strs(split.middle),
+                     "back": card_strs(split.back)}
+        return CheckedAction(self, seat, self._deal, canonical, split)
 
-    def check_for(self, seat: int, action: Any) -> dict[str, list[str]]:
-        """The canonical form of ``seat``'s arrangement, or IllegalActionError."""
-        split = self._checked(seat, action)
-        return {"front": card_strs(split.front), "middle": card_strs(split.middle), "back": card_strs(split.back)}
-
-    def apply_for(self, seat: int, action: Any) -> list[GameEvent]:
-        split = self._checked(seat, action)
+    def apply(self, checked: CheckedAction[Split]) -> list[GameEvent]:
+        """Apply an arrangement ``check_for`` checked in this deal, for its
+        seat (a decision is the seat's arrangement of one deal)."""
+        if checked.engine is not self or checked.decision != self._deal:
+            raise stale_action(checked, self, self._deal, "deal")
+        seat = checked.seat
+        if self._splits[seat] is not None:
+            raise StaleActionError(f"seat {seat}'s arrangement for deal {self._deal} is already applied")
+        split = checked.detail
         self._splits[seat] = split
         ev: list[GameEvent] = [Arranged(self._deal, seat, split)]
         if all(s is not None for s in self._splits):
@@ -193,11 +202,14 @@ class ThirteenEngine:
         """Empty: an arrangement is described by constraints, not listed."""
         return []
 
-    def check_action(self, action: Any) -> Any:
+    def check_action(self, action: Any) -> CheckedAction[Split]:
         return self.check_for(self._current(), action)
 
-    def apply(self, action: Any) -> list[GameEvent]:
-        return self.apply_for(self._current(), action)
+    def play(self, action: Any) -> list[GameEvent]:
+        return self.apply(self.check_action(action))
+
+    def play_for(self, seat: int, action: Any) -> list[GameEvent]:
+        return self.apply(self.check_for(seat, action))
 
     def default_action(self) -> Any:
         return self.default_for(self._current())

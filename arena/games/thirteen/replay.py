@@ -27,7 +27,7 @@ def replay(
     for i, (seat, action) in enumerate(actions):
         if seat not in engine.to_act:
             raise ReplayError(f"action {i} (seat {seat}) is not owed now (to act: {list(engine.to_act)})")
-        engine.apply_for(seat, action)
+        engine.play_for(seat, action)
     return engine
 
 

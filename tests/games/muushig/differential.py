@@ -21,7 +21,7 @@ def run_engine(seed: int, rules: dict[str, Any] | None = None) -> tuple[MuushigE
         legal = engine.legal_actions()
         action = legal[choose.randrange(len(legal))]
         steps.append((engine.current_seat, engine.phase, legal, action))
-        records += [e.for_record() for e in engine.apply(action)]
+        records += [e.for_record() for e in engine.play(action)]
     return engine, steps, records
 
 

@@ -69,7 +69,7 @@ def engine_with(decks: list[list[str]], rules: dict[str, Any] | None = None, see
 def act(engine: MuushigEngine, *actions: Any) -> list:
     events: list = []
     for a in actions:
-        events += engine.apply(a)
+        events += engine.play(a)
     return events
 
 
@@ -99,11 +99,11 @@ def table(
     while engine.phase is not None and engine.phase != "play":
         seat, phase = engine.current_seat, engine.phase
         if phase == "decide":
-            events += engine.apply("enter" if seat in entered else "fold")
+            events += engine.play("enter" if seat in entered else "fold")
         elif phase == "exchange":
-            events += engine.apply([])
+            events += engine.play([])
         else:
-            events += engine.apply(None)
+            events += engine.play(None)
     return engine, events
 
 
@@ -118,5 +118,5 @@ def random_match_events(rules: dict[str, Any] | None, seed: int) -> list:
     events = engine.start()
     choice = random.Random(seed + 1).choice
     while not engine.finished:
-        events += engine.apply(choice(engine.legal_actions()))
+        events += engine.play(choice(engine.legal_actions()))
     return events

@@ -13,7 +13,7 @@ def play_match(seed: int, bots) -> dict:
         legal = engine.legal_actions()
         action = bots[seat](engine.phase, legal, engine.observation(seat))
         engine.check_action(action)  # a house bot never answers illegally
-        engine.apply(action)
+        engine.play(action)
     return engine.result()
 
 

@@ -68,7 +68,7 @@ def test_public_events_are_one_dict_for_every_seat():
 def test_first_dealer_of_round_r_is_seat_r_and_the_deal_passes_left():
     engine, events = engine_with([], {"max_hands": 3}, seed=5)
     while not engine.finished:
-        events += engine.apply(engine.default_action())
+        events += engine.play(engine.default_action())
     assert [e["dealer"] for e in of_kind(events, "round_start")] == [0, 1, 2, 3, 4]
     dealers = [(e["round"], e["hand"], e["dealer"]) for e in of_kind(events, "hand_start")]
     assert dealers == [(r, h, (r + h) % 5) for r in range(5) for h in range(3)]
@@ -79,12 +79,12 @@ def test_same_seed_same_decks_whatever_the_players_do():
     b = MuushigEngine(None, random.Random(42))
     a.start()
     b.start()
-    a.apply("fold")
-    b.apply("enter")
+    a.play("fold")
+    b.play("enter")
     while not a.finished and len(a.deals()) < 4:
-        a.apply(a.default_action())
+        a.play(a.default_action())
     while not b.finished and len(b.deals()) < 4:
-        b.apply(b.legal_actions()[-1])
+        b.play(b.legal_actions()[-1])
     assert a.deals()[:4] == b.deals()[:4]
     fresh = all_cards()
     random.Random(42).shuffle(fresh)  # exactly one shuffle of a fresh canonical deck per deal

@@ -18,7 +18,7 @@ def test_the_decks_kept_for_the_reveal_cost_little_per_hand():
     try:
         before = tracemalloc.take_snapshot()
         while not engine.finished:
-            engine.apply(rng.choice(engine.legal_actions()))
+            engine.play(rng.choice(engine.legal_actions()))
         after = tracemalloc.take_snapshot()
     finally:
         tracemalloc.stop()
@@ -39,7 +39,7 @@ def test_the_reveal_lists_every_deck_as_dealt():
         if event.kind == "deal":
             seen.append(event.deal)
     while not engine.finished:
-        for event in engine.apply(rng.choice(engine.legal_actions())):
+        for event in engine.play(rng.choice(engine.legal_actions())):
             if event.kind == "deal":
                 seen.append(event.deal)
     assert engine.deals() == seen

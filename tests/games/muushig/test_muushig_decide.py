@@ -76,4 +76,4 @@ def test_bad_decision_is_refused_with_the_choices():
     engine, _ = engine_with([all_cards()])
     with pytest.raises(IllegalActionError, match="enter.*fold"):
         engine.check_action("pass")
-    assert engine.check_action("enter") == "enter"
+    assert engine.check_action("enter").action == "enter"

@@ -28,7 +28,7 @@ def test_exchange_legal_sets_are_ordered_by_size_then_card_by_card():
 def test_exchange_is_compared_as_a_set_and_returned_canonical():
     engine = everyone_enters()
     hand = engine.observation(1)["cards"]
-    assert engine.check_action([hand[3], hand[0]]) == [hand[0], hand[3]]
+    assert engine.check_action([hand[3], hand[0]]).action == [hand[0], hand[3]]
     events = act(engine, [hand[3], hand[0]])
     assert events[0].for_record()["discarded"] == [hand[0], hand[3]]
 

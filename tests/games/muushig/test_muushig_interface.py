@@ -24,7 +24,7 @@ def test_registry_spec_builds_an_engine_of_the_interface():
 def test_misuse_before_start_and_after_the_end():
     engine = MuushigEngine(None, random.Random(0))
     with pytest.raises(NotYourTurnError, match="not started"):
-        engine.apply("fold")
+        engine.play("fold")
     with pytest.raises(GameError, match="not finished"):
         engine.result()
     engine.start()
@@ -65,7 +65,7 @@ def test_fast_codes_follow_the_wire_order():
         wire, codes = by_wire.legal_actions(), by_code.legal_codes()
         assert len(wire) == len(codes)
         i = pick.randrange(len(codes))
-        a = [e.for_record() for e in by_wire.apply(wire[i])]
+        a = [e.for_record() for e in by_wire.play(wire[i])]
         b = [e.for_record() for e in by_code.apply_code(codes[i])]
         assert a == b
     assert by_code.finished and by_code.result() == by_wire.result()

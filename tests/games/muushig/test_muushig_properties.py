@@ -36,7 +36,7 @@ def random_match(seed: int, rules: dict, on_step) -> tuple[MuushigEngine, list]:
     while not engine.finished:
         on_step(engine)
         legal = engine.legal_actions()
-        events += engine.apply(legal[choose.randrange(len(legal))])
+        events += engine.play(legal[choose.randrange(len(legal))])
     return engine, events
 
 
@@ -55,7 +55,7 @@ def test_every_legal_action_is_accepted_and_illegal_ones_refused_with_a_reason(s
     def check(e):
         legal = e.legal_actions()
         for a in legal:
-            assert e.check_action(a) == a
+            assert e.check_action(a).action == a
         if e.phase == "play":
             held = e.observation(e.current_seat)["cards"]
             for card in held:
@@ -78,7 +78,7 @@ def test_every_legal_action_is_accepted_and_illegal_ones_refused_with_a_reason(s
 
     engine, _ = random_match(seed, rules, check)
     with pytest.raises(NotYourTurnError):
-        engine.apply("fold")
+        engine.play("fold")
 
 
 @FAST

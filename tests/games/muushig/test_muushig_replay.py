@@ -36,10 +36,10 @@ def test_replay_refuses_actions_after_the_end_and_missing_decks():
     short = replay(None, decks[:1], [])
     with pytest.raises(Exception, match="no deck left"):
         while True:
-            short.apply(short.default_action())
+            short.play(short.default_action())
     finished = replay(None, decks, actions)
     with pytest.raises(NotYourTurnError, match="over"):
-        finished.apply("fold")
+        finished.play("fold")
     with pytest.raises(NotYourTurnError):
         finished.default_action()
 

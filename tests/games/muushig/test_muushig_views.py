@@ -71,7 +71,7 @@ def test_every_seat_sees_the_protocol_state_at_every_decision(rules):
                 assert seen == expected and _same_types(seen, expected)
             if engine.finished:
                 break
-            engine.apply(choice(engine.legal_actions()))
+            engine.play(choice(engine.legal_actions()))
 
 
 def test_an_observation_taken_earlier_does_not_change_as_play_goes_on():
@@ -83,7 +83,7 @@ def test_an_observation_taken_earlier_does_not_change_as_play_goes_on():
         seat = engine.current_seat
         seen = engine.observation(seat)
         taken.append((seen, copy.deepcopy(seen)))
-        engine.apply(choice(engine.legal_actions()))
+        engine.play(choice(engine.legal_actions()))
     assert all(seen == snapshot for seen, snapshot in taken)
 
 
@@ -92,7 +92,7 @@ def test_changing_an_observation_does_not_change_the_next_ones_top_level_lists()
     engine.start()
     choice = random.Random(5).choice
     while len(engine.hand.played) < 2 or engine.finished:
-        engine.apply(choice(engine.legal_actions()))
+        engine.play(choice(engine.legal_actions()))
     seat = engine.current_seat
     first = engine.observation(seat)
     for key in ("cards", "scores", "stars", "status", "exchanges", "trick", "tricks", "played"):

@@ -69,7 +69,7 @@ def playthrough(rules: dict[str, Any], seed: int, choosers: tuple[str, ...]) -> 
             action = engine.default_for(seat)
             lines.append(f"default {_j(action)}")
         lines.append(f"action {_j(action)}")
-        lines += [f"event {_j(e.for_record())}" for e in engine.apply_for(seat, action)]
+        lines += [f"event {_j(e.for_record())}" for e in engine.play_for(seat, action)]
         step += 1
     lines.append(f"# result {_j(engine.result())}")
     return "\n".join(lines) + "\n"

@@ -58,7 +58,7 @@ def test_strong_beats_three_random_arrangers():
     ]
     while not e.finished:
         for s in e.to_act:
-            e.apply_for(s, bots[s]("arrange", e.request_for(s)["constraints"], e.observation(s)))
+            e.play_for(s, bots[s]("arrange", e.request_for(s)["constraints"], e.observation(s)))
     totals = e.result()["totals"]
     assert totals[0] > 0 and totals[0] == max(totals)
 

@@ -60,7 +60,7 @@ def test_one_shuffle_per_deal_whatever_is_played():
         play = get_game("thirteen").house_bots[bot](random.Random(1))
         while not e.finished:
             for s in e.to_act:
-                e.apply_for(s, play("arrange", e.request_for(s)["constraints"], e.observation(s)))
+                e.play_for(s, play("arrange", e.request_for(s)["constraints"], e.observation(s)))
     assert [d.deck for d in a.deals()] == [d.deck for d in b.deals()]
 
 
@@ -72,25 +72,25 @@ def test_every_seat_is_asked_at_once_to_arrange():
     assert e.current_seat == 0 and e.phase == "arrange"
 
 
-def test_apply_for_announces_who_arranged_without_cards_until_the_last_seat():
+def test_play_for_announces_who_arranged_without_cards_until_the_last_seat():
     e = engine({"players": 3})
-    ev = e.apply_for(1, WEAK)
+    ev = e.play_for(1, WEAK)
     assert [x.kind for x in ev] == ["arranged"]
     assert ev[0].for_seat(0) == {"kind": "arranged", "deal": 0, "seat": 1}
     assert ev[0].for_public() == {"kind": "arranged", "deal": 0, "seat": 1}
     assert ev[0].for_record()["middle"] == ["4H", "8H", "4S", "6D", "7C"]
     assert e.to_act == (0, 2)
-    assert e.apply_for(2, MIDDLING)[0].kind == "arranged"
-    ev = e.apply_for(0, STRONG)
+    assert e.play_for(2, MIDDLING)[0].kind == "arranged"
+    ev = e.play_for(0, STRONG)
     assert [x.kind for x in ev] == ["arranged", "showdown"]
     assert e.finished and e.to_act == () and e.current_seat is None
 
 
 def test_showdown_is_exactly_the_protocol_event():
     e = engine({"players": 3})
-    e.apply_for(0, STRONG)
-    e.apply_for(1, WEAK)
-    show = e.apply_for(2, MIDDLING)[-1].for_seat(1)
+    e.play_for(0, STRONG)
+    e.play_for(1, WEAK)
+    show = e.play_for(2, MIDDLING)[-1].for_seat(1)
     assert show == {
         "kind": "showdown",
         "deal": 0,
@@ -109,12 +109,12 @@ def test_showdown_is_exactly_the_protocol_event():
 def test_next_deal_starts_only_after_the_showdown_and_totals_add_up():
     e = engine({"players": 3}, deals=2)
     for s, a in ((0, STRONG), (1, WEAK)):
-        e.apply_for(s, a)
-    ev = e.apply_for(2, MIDDLING)
+        e.play_for(s, a)
+    ev = e.play_for(2, MIDDLING)
     assert [x.kind for x in ev] == ["arranged", "showdown", "deal", "deal_start"]
     assert e.observation(0)["deal"] == 1 and e.to_act == (0, 1, 2)
     for s, a in ((0, STRONG), (1, WEAK), (2, MIDDLING)):
-        e.apply_for(s, a)
+        e.play_for(s, a)
     assert e.result() == {"totals": [80, -52, -28], "deal_scores": [[40, -26, -14]] * 2, "ranks": [1, 3, 2]}
 
 
@@ -138,14 +138,14 @@ def test_malformed_arrangements_are_refused_with_what_is_wrong(action, reason):
     with pytest.raises(IllegalActionError, match=__import__("re").escape(reason)):
         e.check_for(0, action)
     with pytest.raises(IllegalActionError):
-        e.apply_for(0, action)
+        e.play_for(0, action)
     assert e.to_act == (0, 1, 2, 3)  # the request stays open
 
 
 def test_check_for_returns_the_canonical_form_with_rows_as_sets():
     e = engine()
     shuffled = {"back": ["4D", "9S", "9H", "9D", "9C"], "front": ["2D", "AS", "AH"], "middle": STRONG["middle"]}
-    assert e.check_for(0, shuffled) == {
+    assert e.check_for(0, shuffled).action == {
         "front": ["AH", "AS", "2D"],
         "middle": ["3H", "KH", "KS", "KD", "3C"],
         "back": ["9H", "9S", "4D", "9D", "9C"],
@@ -154,8 +154,8 @@ def test_check_for_returns_the_canonical_form_with_rows_as_sets():
 
 def test_under_penalize_a_fouled_arrangement_is_accepted_and_scored_as_fouled():
     e = engine({"players": 2})
-    e.apply_for(1, FOULED_WEAK)
-    show = e.apply_for(0, STRONG)[-1].for_record()
+    e.play_for(1, FOULED_WEAK)
+    show = e.play_for(0, STRONG)[-1].for_record()
     assert show["fouled"] == [False, True]
     assert show["pairs"] == [[0, 10], [-10, 0]]
 
@@ -163,16 +163,16 @@ def test_under_penalize_a_fouled_arrangement_is_accepted_and_scored_as_fouled():
 def test_under_reject_a_fouled_arrangement_is_refused_and_may_be_resubmitted():
     e = engine({"players": 2, "foul_policy": "reject"})
     with pytest.raises(IllegalActionError, match=r"fouled: the front \(pair \(T\)\) is stronger than the middle"):
-        e.apply_for(1, FOULED_WEAK)
+        e.play_for(1, FOULED_WEAK)
     assert e.to_act == (0, 1)
-    assert e.apply_for(1, WEAK)[0].kind == "arranged"
+    assert e.play_for(1, WEAK)[0].kind == "arranged"
 
 
 def test_the_first_valid_answer_is_final():
     e = engine()
-    e.apply_for(0, STRONG)
+    e.play_for(0, STRONG)
     with pytest.raises(NotYourTurnError, match="seat 0 has already arranged"):
-        e.apply_for(0, STRONG)
+        e.play_for(0, STRONG)
     with pytest.raises(NotYourTurnError):
         e.default_for(0)
     assert e.to_act == (1, 2, 3)
@@ -190,7 +190,7 @@ def test_default_is_the_house_strategys_unfouled_arrangement_in_good_time():
             assert set(action["front"] + action["middle"] + action["back"]) == hand
             split = check_arrangement(action, tuple(cards(" ".join(hand))), "lowest", reject_fouls=True)
             assert split is not None
-            e.apply_for(s, action)
+            e.play_for(s, action)
 
 
 def test_sequential_stand_ins_play_a_whole_match():
@@ -200,16 +200,16 @@ def test_sequential_stand_ins_play_a_whole_match():
     while not e.finished:
         assert e.legal_actions() == []
         e.check_action(e.default_action())
-        e.apply(e.default_action())
+        e.play(e.default_action())
         steps += 1
     assert steps == 8 and e.current_seat is None and e.phase is None
     with pytest.raises(NotYourTurnError):
-        e.apply(STRONG)
+        e.play(STRONG)
 
 
 def test_observation_is_the_request_state():
     e = engine({"players": 3})
-    e.apply_for(1, WEAK)
+    e.play_for(1, WEAK)
     obs = e.observation(0)
     assert obs == {
         "deal": 0,
@@ -274,7 +274,7 @@ def test_a_recorded_match_replays_to_the_same_events_and_result():
     bots = [spec.house_bots[n](random.Random(i)) for i, n in enumerate(("strong", "random", "random"))]
     while not e.finished:
         for s in reversed(e.to_act):
-            log += [x.for_record() for x in e.apply_for(s, bots[s]("arrange", {}, e.observation(s)))]
+            log += [x.for_record() for x in e.play_for(s, bots[s]("arrange", {}, e.observation(s)))]
     again = replay_record(e.rules, log)
     assert again.result() == e.result()
     assert [d.deck for d in again.deals()] == [d.deck for d in e.deals()]

@@ -92,7 +92,7 @@ def test_no_seat_sees_another_seats_cards_before_the_showdown(seed, players, ord
                 text = "".join(sent[viewer]) + json.dumps(e.observation(viewer))
                 others = set().union(*(hands[o] for o in range(players) if o != viewer))
                 assert not [c for c in others if f'"{c}"' in text], f"seat {viewer} saw another seat's card"
-            deliver(e.apply_for(s, _any(e, s, rng)))
+            deliver(e.play_for(s, _any(e, s, rng)))
 
 
 def _any(e, seat, rng):
@@ -109,7 +109,7 @@ def test_a_match_of_random_arrangements_is_zero_sum_and_totals_add_up(seed, play
     e.start()
     while not e.finished:
         for s in e.to_act:
-            e.apply_for(s, _any(e, s, rng))
+            e.play_for(s, _any(e, s, rng))
     r = e.result()
     assert sum(r["totals"]) == 0
     assert r["totals"] == [sum(d[s] for d in r["deal_scores"]) for s in range(players)]
@@ -170,7 +170,7 @@ def test_a_deal_played_with_the_hands_permuted_permutes_the_showdown(seed, rules
         e = ThirteenEngine({"deals": 1, **rules}, None, [[CARD_STR[c] for c in deck_cards]])
         e.start()
         for s, split in enumerate(seat_splits):
-            events = e.apply_for(s, {k: [CARD_STR[c] for c in getattr(split, k)] for k in ("front", "middle", "back")})
+            events = e.play_for(s, {k: [CARD_STR[c] for c in getattr(split, k)] for k in ("front", "middle", "back")})
         return events[-1]
 
     first = play(deck, splits)
