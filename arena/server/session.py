@@ -51,10 +51,10 @@ from arena.server.session_output import (
     SessionOutput,
     SessionStep,
 )
-from protocol.messages import Limits as WireLimits
 from arena.records import encode_record
 from protocol.codec import Encoding
 from protocol.errors import ErrorCode
+from protocol.messages import Limits as WireLimits
 from protocol.messages import request_wire
 
 log = structlog.get_logger("arena.table")
@@ -205,11 +205,13 @@ class MatchSession:
         pending = self._pending.get(seat_index)
         if pending is None or pending.id != request_id or self.state is not SessionState.RUNNING:
             if request_id in seat.issued:
-                self.output.send_error(seat_index, ErrorCode.LATE,
-                            f"request {request_id} is already settled; answer ignored", request_id)
+                self.output.send_error(
+                    seat_index, ErrorCode.LATE,
+                    f"request {request_id} is already settled; answer ignored", request_id)
             else:
-                self.output.send_error(seat_index, ErrorCode.UNKNOWN_REQUEST,
-                            f"request {request_id} was never sent to seat {seat_index}", request_id)
+                self.output.send_error(
+                    seat_index, ErrorCode.UNKNOWN_REQUEST,
+                    f"request {request_id} was never sent to seat {seat_index}", request_id)
             return
         try:
             canonical = self.engine.check_for(seat_index, action)
@@ -218,7 +220,7 @@ class MatchSession:
             if self.metrics is not None:
                 self.metrics.illegal()
             self.output.send_error(seat_index, ErrorCode.ILLEGAL_ACTION,
-                        f"{exc}; answer again before the deadline", request_id)
+                                   f"{exc}; answer again before the deadline", request_id)
             return
         elapsed_ms = (now - pending.sent_at) * 1000.0
         seat.latencies.append(round(elapsed_ms, 3))
@@ -251,7 +253,7 @@ class MatchSession:
         seat = self.seats[seat_index]
         if self.output.encodings[seat_index] is None or self.over:
             return
-        self.output.seat_left(seat_index)  # what waited for it is dropped; a return starts afresh
+        self.output.seat_left(seat_index)  # its buffer is dropped; a return starts afresh
         seat.disconnects += 1
         self.log.info("seat_disconnected", seat=seat_index, bot=seat.name)
         if self.state is SessionState.CREATED:
@@ -263,7 +265,8 @@ class MatchSession:
             if seat.autopilot is None:
                 seat.autopilot = AutopilotReason.DISCONNECTED
                 self.output.autopilot_changed(seat_index, seat.autopilot)
-                self.output.emit([ServerEvent("autopilot", seat=seat_index, reason=seat.autopilot.value)])
+                self.output.emit([ServerEvent("autopilot", seat=seat_index,
+                                              reason=seat.autopilot.value)])
             if self.state is SessionState.RUNNING:
                 self._wait(now)
             return
