@@ -125,15 +125,16 @@ def start_person_table(server: "ArenaServer", link: PersonLink, *, game: str, se
     other seats in order (None: a house bot), house moves ``house_pace_s``
     apart. The table is the server's like any other (storage, live, replay)."""
     spec = server.spec_of(game)
-    rules = server._match_rules(spec, None)
-    kind = server._house_kind(spec)
+    seating = server.seating
+    rules = seating.match_rules(spec, None)
+    kind = seating.house_kind(spec)
     seats: list[Seat] = []
     bots = iter(others)
     n_house = 0
     for index in range(spec.n_seats):
         if index == seat:
             seats.append(Seat(index=index, name=link.name, kind=SeatKind.PERSON,
-                              house=server._house(kind, spec, rules),
+                              house=seating.house(kind, spec, rules),
                               token_hash=link.identity.token_hash, conn=link,  # type: ignore[arg-type]
                               limits=limits))
             continue
@@ -141,10 +142,10 @@ def start_person_table(server: "ArenaServer", link: PersonLink, *, game: str, se
         if conn is None:
             n_house += 1
             seats.append(Seat(index=index, name=f"house-{kind}-{n_house}", kind=SeatKind.HOUSE,
-                              house=server._house(kind, spec, rules)))
+                              house=seating.house(kind, spec, rules)))
         else:
-            seats.append(server._remote_seat(index, conn, spec, rules))
-    table = server._new_table(seats, spec=spec, tournament_id=tournament_id)
+            seats.append(seating.remote_seat(index, conn, spec, rules))
+    table = server.runner.new_table(seats, spec=spec, tournament_id=tournament_id)
     table.house_pace_s = house_pace_s
-    server._launch(table)
+    server.runner.launch(table)
     return table

@@ -1,45 +1,49 @@
 """The arena server: bots over TCP (and a Unix socket), storage, and the tables.
 
 The server knows nothing of HTTP or tournaments: ``arena.app`` composes it
-with the web app, the tournament director and the hosted bots. Structured
-concurrency: every table runs as a task of the server's task set; ``stop()``
-stops accepting, lets running matches end cleanly as aborted (never
-half-counted), stops the services, flushes storage, closes connections.
+with the web app, the tournament director and the hosted bots. It is a
+facade over parts that each have one job:
+
+* :class:`~arena.server.gate.BotGate` -- which connections are let in, as
+  which bot, for which game;
+* :class:`~arena.server.lobby.Lobby` -- bots without a seat, and how they get one;
+* :class:`~arena.server.seating.Seating` -- the seats of a new table, house
+  bots included;
+* :class:`~arena.server.tables.TableRunner` -- the running tables.
+
+The server owns the listeners and the lifetime of all of them, and routes
+what a connection says to the part it is for. Structured concurrency:
+every table runs as a task of the runner; ``stop()`` stops accepting, lets
+running matches end cleanly as aborted (never half-counted), stops the
+services, flushes storage, closes connections.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import os
 import random
 import socket
 import time
-import weakref
 from collections.abc import Iterable
 from typing import Any
 
 import structlog
-from arena.auth import hash_token
-from arena.games import game_names, get_game
 from arena.games.base import GameSpec
 from arena.metrics import Metrics
-from arena.server.admission import ConnectionCaps, FailureWindow, Refusal
+from arena.server.admission import Refusal
 from arena.server.config import ServerConfig
-from arena.server.connection import AuthError, BotConnection, HelloRefused, Identity
-from arena.server.identity import IdentityError, OpenNames
-from arena.server.local_tokens import LocalTokens
-from arena.server.lobby import ClaimTimeoutError, Lobby
-from arena.server.matches import MatchOutcome, PlayerSpec, Service, new_match_id
-from arena.server.revoke import disconnect
-from arena.server.seats import AutopilotReason, Seat, SeatKind
+from arena.server.connection import BotConnection, Identity
+from arena.server.gate import BotGate
+from arena.server.lobby import Lobby
+from arena.server.matches import MatchOutcome, PlayerSpec, Service
+from arena.server.seating import Seating
 from arena.server.table import Table, TimeLimits
+from arena.server.tables import TableRunner
 from arena.storage.base import Store
 from arena.live import LiveHub
-from arena.storage.deal_keys import LADDER_TABLE, DealKeyring
 from arena.storage.node_lock import claim_node
 from arena.storage.writer import StoreWriter
-from protocol.deals import KeyedDeals, new_deal_key
 from protocol.errors import ErrorCode
 from protocol.messages import Hello
 
@@ -49,9 +53,10 @@ log = structlog.get_logger("arena.server")
 class ArenaServer:
     """Takes bots' connections, seats them at tables and runs the tables.
 
-    It owns the bot listeners, the admission limits, the lobby, the running
-    :class:`~arena.server.table.Table` tasks and the store writer. Tournaments
-    and hosted ladders drive it through :meth:`play_match` (see
+    It composes the gate (:attr:`gate`), the lobby (:attr:`lobby`), the
+    seating (:attr:`seating`), the table runner (:attr:`runner`) and the
+    store writer, and owns the bot listeners. Tournaments and hosted
+    ladders drive it through :meth:`play_match` (see
     ``arena.tournament.host.MatchHost``); ``services`` run beside it with
     its lifetime. It never starts HTTP: ``arena.app.Arena`` does.
     """
@@ -60,49 +65,40 @@ class ArenaServer:
                  metrics: Metrics | None = None, services: list[Service] | None = None) -> None:
         self.config = config
         self.store = store
-        # The default game: a hello without ``game``, and ``arena match``'s.
-        # Every registered game is served; each connection waits for its own.
-        self.spec: GameSpec = get_game(config.game)
-        self._games: dict[int, str] = {}  # connection id -> the game its hello asked for
+        self.seating = Seating(config)  # a bad rules dict fails here, at start
+        self.spec: GameSpec = self.seating.spec
         self.hub = hub or LiveHub()
         self.metrics = metrics or Metrics()
         self.writer = StoreWriter(store)
-        self.seats_for(config.rules)  # a bad rules dict fails here, at start
-        self.lobby = Lobby(seats=lambda game: self.seats_for(self._lobby_rules(game), game),
+        self.gate = BotGate(config, store, default_game=self.spec.name, metrics=self.metrics)
+        self.local_tokens = self.gate.local_tokens  # for bots we start
+        self.lobby = Lobby(seats=lambda game: self.seats_for(self.seating.lobby_rules(game), game),
                            matchmaking=config.matchmaking, house_wait_s=config.house_wait_s,
-                           start_table=self._start_lobby_table, game_of=self.game_of)
-        self.tables: dict[str, Table] = {}
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._connections: set[BotConnection] = set()
-        self._lingering: weakref.WeakSet[BotConnection] = weakref.WeakSet()  # closed, still reading
-        self._caps = ConnectionCaps(total=config.max_connections,
-                                    per_address=config.max_connections_per_address,
-                                    per_token=config.max_connections_per_token)
-        self._auth_failures = FailureWindow(limit=config.auth_failures_per_minute, window_s=60.0)
-        self._open_names = OpenNames()
-        self.local_tokens = LocalTokens(self._open_names)  # for bots we start
+                           start_table=self._start_lobby_table, game_of=self.gate.game_of)
+        self.runner = TableRunner(config, store, writer=self.writer, hub=self.hub,
+                                  metrics=self.metrics, on_seat_released=self._release)
+        self._tasks: set[asyncio.Task[Any]] = set()  # the server's own loops
         self._tcp: asyncio.base_events.Server | None = None
         self._unix: list[asyncio.base_events.Server] = []
         self.services: list[Service] = list(services or [])
-        self._rng = random.Random()
         self.port: int | None = None
         self.stopping = False
 
+    @property
+    def tables(self) -> dict[str, Table]:
+        """The tables playing now, by match id."""
+        return self.runner.tables
+
     def spec_of(self, game: str | None) -> GameSpec:
         """The game named ``game``; None is the server's default game."""
-        return self.spec if game is None or game == self.spec.name else get_game(game)
+        return self.seating.spec_of(game)
 
     def seats_for(self, rules: dict | None, game: str | None = None) -> int:
         """Seats at a table of ``game`` under ``rules``; bad rules raise RuleConfigError."""
-        spec = self.spec_of(game)
-        return spec.new_match(rules, None, None).n_seats if rules else spec.n_seats
-
-    def _lobby_rules(self, game: str) -> dict | None:
-        """The configured rules are the default game's (others play their defaults)."""
-        return self.config.rules if game == self.spec.name else None
+        return self.seating.seats_for(rules, game)
 
     def game_of(self, conn: BotConnection) -> str:
-        return self._games.get(conn.id, self.spec.name)
+        return self.gate.game_of(conn)
 
     # -- lifecycle ------------------------------------------------------------
     async def start(self) -> None:
@@ -150,14 +146,12 @@ class ArenaServer:
             self._tcp.close()
         for unix in self._unix:
             unix.close()
+        tasks = self.runner.cancel() | self._tasks
         for task in list(self._tasks):
             task.cancel()
-        if self._tasks:
-            await asyncio.wait(self._tasks, timeout=timeout_s)
-        for conn in list(self._connections):
-            conn.close(bye=True)
-        for conn in list(self._lingering):
-            conn.abort()
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout_s)
+        self.gate.close_all()
         for service in reversed(self.services):
             await service.stop()
         await self.writer.close()
@@ -171,12 +165,18 @@ class ArenaServer:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
+    def _launch_task(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
     # -- bots we start ourselves --------------------------------------------------
     def local_token(self, name: str) -> str:
         """A token valid for this process only, for a bot the arena starts."""
         return self.local_tokens.issue(name)  # its name is reserved while it is valid
 
-    # -- ConnectionHost -----------------------------------------------------------
+    # -- ConnectionHost: what a connection says, routed to the part it is for --------
     def _new_connection(self) -> BotConnection:
         cfg = self.config
         return BotConnection(self, hello_timeout_s=cfg.hello_timeout_s,
@@ -187,66 +187,15 @@ class ArenaServer:
                              metrics=self.metrics)
 
     def connection_opened(self, conn: BotConnection) -> Refusal | None:
-        if self.stopping:
-            return Refusal(ErrorCode.RATE_LIMITED, "the server is shutting down; connection closed",
-                           retry_after_s=5)
-        refusal = self._caps.admit(conn.address)
-        if refusal is None:
-            conn.admitted = True
-            conn.counted_address = conn.address
-            self._connections.add(conn)
-        return refusal
+        return self.gate.admit(conn, stopping=self.stopping)
 
     def authenticate(self, hello: Hello, conn: BotConnection) -> Identity:
-        if hello.game is not None and hello.game not in game_names():
-            # A value the protocol does not allow in a hello field: malformed
-            # (protocol page, "Bad input"), whatever the token.
-            raise HelloRefused(Refusal(
-                ErrorCode.MALFORMED,
-                f"hello.game {hello.game!r:.40} is not a game of this server; it plays "
-                f"{', '.join(game_names())}; connection closed"))
-        token_hash = hash_token(hello.token)
-        local = self.local_tokens.bot_of(token_hash)
-        if local is not None:
-            identity = Identity(bot=local, token_hash=token_hash)
-            if conn.counted_address is not None:  # our own bots: never refused by address
-                self._caps.exempt(conn.counted_address)
-                conn.counted_address = None
-        else:
-            # Checked before the store is asked, so guessing costs it nothing.
-            refusal = self._auth_failures.check(conn.address)
-            if refusal is not None:
-                raise HelloRefused(refusal)
-            try:
-                identity = Identity(bot=self._bot_for(hello, token_hash), token_hash=token_hash)
-            except AuthError:
-                self._auth_failures.failed(conn.address)
-                raise
-        refusal = self._caps.claim_token(token_hash)
-        if refusal is not None:
-            raise HelloRefused(refusal)
-        conn.counted_token = token_hash
-        self._games[conn.id] = hello.game or self.spec.name
-        return identity
-
-    def _bot_for(self, hello: Hello, token_hash: str) -> str:
-        """The bot a remote hello speaks for (see arena/server/identity.py)."""
-        if self.config.open:
-            try:
-                return self._open_names.resolve(token_hash, hello.name)
-            except IdentityError as exc:
-                raise AuthError(str(exc)) from None
-        record = self.store.find_bot_by_token_hash(token_hash)
-        if record is None or record.removed or record.kind == "person":  # a person plays on the web
-            raise AuthError("unknown token: register the bot (arena bots add NAME) and use its token")
-        return record.name
+        return self.gate.authenticate(hello, conn)
 
     def connection_ready(self, conn: BotConnection) -> None:
         self.metrics.bots_connected += 1
-        for table in self.tables.values():
-            if table.reattach(conn):
-                return
-        self.lobby.add(conn)
+        if not self.runner.reattach(conn):
+            self.lobby.add(conn)
 
     def action_received(self, conn: BotConnection, match: str, request_id: int, action: Any) -> None:
         table = conn.seated
@@ -262,16 +211,8 @@ class ArenaServer:
         self.lobby.alive(conn)
 
     def connection_closed(self, conn: BotConnection) -> None:
-        self._connections.discard(conn)
-        if conn.lingering:
-            self._lingering.add(conn)
-        if conn.admitted:
-            conn.admitted = False
-            self._caps.release(conn.counted_address, conn.counted_token)
-        if conn.identity is not None:
-            self.metrics.bots_connected -= 1
+        self.gate.closed(conn)
         self.lobby.remove(conn)
-        self._games.pop(conn.id, None)
         if conn.seated is not None:
             conn.seated.seat_disconnected(conn)
 
@@ -281,12 +222,10 @@ class ArenaServer:
         period = max(0.05, min(1.0, self.config.idle_timeout_s / 4))
         while True:  # the rule is the link's (BotLink.idle); this loop only asks
             await asyncio.sleep(period)
-            now = time.monotonic()
-            waiting = self.lobby.waiting_ids()
-            for conn in list(self._connections):
-                conn.check_idle(now, busy=conn.seated is not None or conn.id in waiting)
+            self.gate.close_idle(time.monotonic(), self.lobby.waiting_ids())
 
     def _release(self, conn: BotConnection) -> None:
+        """A bot's seat is free (its table ended, or was never built)."""
         if not self.stopping and not conn.closed:
             if conn.matches_used_up:  # hello.max_matches: never seated for one more
                 conn.leave()
@@ -294,104 +233,13 @@ class ArenaServer:
                 self.lobby.add(conn)
 
     # -- tables -----------------------------------------------------------------------
-    def _house_kind(self, spec: GameSpec, kind: str | None = None) -> str:
-        """``kind`` if given, else the configured house bot where this game
-        has it, else the game's own default."""
-        if kind is not None:
-            return kind
-        configured = self.config.house_bot
-        return configured if configured in spec.house_bots else spec.default_house_bot
-
-    def _house(self, kind: str | None = None, spec: GameSpec | None = None,
-               rules: dict | None = None) -> Any:
-        """A house bot of ``spec``'s game; factories that take the match's
-        rules (``(rng, rules)``) get them, so they play by the match's flags."""
-        spec = spec or self.spec
-        factory = spec.house_bots[self._house_kind(spec, kind)]
-        rng = random.Random(self._rng.random())
-        if len(inspect.signature(factory).parameters) >= 2:
-            return factory(rng, rules)
-        return factory(rng)
-
-    def _match_rules(self, spec: GameSpec, rules: dict | None) -> dict:
-        """Every rule of a match of ``spec`` with these options, as the
-        engine resolves them (and sends them in ``match_start.rules``)."""
-        return dict(spec.new_match(rules, None, None).rules)
-
-    def _remote_seat(self, index: int, conn: BotConnection, spec: GameSpec | None = None,
-                     rules: dict | None = None) -> Seat:
-        assert conn.identity is not None
-        return Seat(index=index, name=conn.identity.bot, kind=SeatKind.REMOTE,
-                    house=self._house(spec=spec, rules=rules),
-                    token_hash=conn.identity.token_hash, conn=conn)
-
     def _start_lobby_table(self, conns: list[BotConnection], house: int) -> None:
+        """Matchmaking found a table's worth: seat and run it (raises if the
+        table cannot be built; the lobby then tries again after a backoff)."""
         spec = self.spec_of(self.game_of(conns[0]))
-        rules = self._lobby_rules(spec.name)
-        resolved = self._match_rules(spec, rules)
-        order: list[BotConnection | None] = [*conns, *([None] * house)]
-        self._rng.shuffle(order)
-        kind = self._house_kind(spec)
-        seats: list[Seat] = []
-        n_house = 0
-        for index, conn in enumerate(order):
-            if conn is None:
-                n_house += 1
-                seats.append(Seat(index=index, name=f"house-{kind}-{n_house}",
-                                  kind=SeatKind.HOUSE, house=self._house(kind, spec, resolved)))
-            else:
-                seats.append(self._remote_seat(index, conn, spec, resolved))
-        self._launch(self._new_table(seats, rules=rules, spec=spec))
-
-    def _new_table(self, seats: list[Seat], *, rng: random.Random | None = None,
-                   rules: dict | None = None, tournament_id: str | None = None,
-                   seed: str | None = None, limits: TimeLimits | None = None,
-                   deal_key: bytes | None = None,
-                   slot: tuple[str, int] | None = None, spec: GameSpec | None = None) -> Table:
-        """A table of ``spec``'s game (default: the server's) whose decks come
-        from ``rng`` if given (``arena match --seed``), else from a keyed
-        stream: the tournament's ``deal_key`` with ``seed`` naming the table,
-        or a fresh key for this match alone."""
-        cfg = self.config
-        spec = spec or self.spec
-        match_id = new_match_id()
-        keyed: KeyedDeals | None = None
-        if rng is None:
-            if deal_key is None:
-                deal_key = new_deal_key()
-                DealKeyring.for_store(self.store).record_ladder_key(match_id, deal_key)
-            keyed = KeyedDeals(deal_key, seed or LADDER_TABLE)
-            rng = keyed
-        engine = spec.new_match(rules, rng, None)
-        if keyed is not None and hasattr(engine, "deal_label"):
-            keyed.label_of = lambda: engine.deal_label
-        table = Table(match_id=match_id, spec=spec, engine=engine, seats=seats,
-                      limits=limits or TimeLimits(cfg.decision_ms, cfg.bank_ms,
-                                              cfg.timeouts_before_autopilot),
-                      writer=self.writer, hub=self.hub, metrics=self.metrics,
-                      tournament_id=tournament_id, seed=seed, on_seat_released=self._release,
-                      abandon_grace_s=cfg.abandon_grace_s, slot=slot)
-        self.tables[table.match_id] = table
-        return table
-
-    def _launch(self, table: Table) -> asyncio.Task[Any]:
-        return self._launch_task(self._run_table(table))
-
-    def _launch_task(self, coro: Any) -> asyncio.Task[Any]:
-        task = asyncio.get_running_loop().create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
-
-    async def _run_table(self, table: Table) -> dict[str, Any] | None:
-        try:
-            return await table.run()
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            return None  # logged and stored as aborted by the table
-        finally:
-            self.tables.pop(table.match_id, None)
+        seats = self.seating.lobby_seats(conns, house, spec)
+        self.runner.launch(self.runner.new_table(
+            seats, rules=self.seating.lobby_rules(spec.name), spec=spec))
 
     async def play_match(self, players: list[PlayerSpec], *, seed: str | None = None,
                          rules: dict | None = None, tournament_id: str | None = None,
@@ -410,49 +258,20 @@ class ArenaServer:
         n_seats = self.seats_for(rules, spec.name)
         if len(players) != n_seats:
             raise ValueError(f"{spec.name} needs {n_seats} players, got {len(players)}")
-        resolved = self._match_rules(spec, rules)
-        seats: list[Seat] = []
         claimed: list[BotConnection] = []
-        absent: list[str] = []
         try:
-            for index, player in enumerate(players):
-                if player.house is not None:
-                    seats.append(Seat(index=index, name=player.name, kind=SeatKind.HOUSE,
-                                      house=self._house(player.house, spec, resolved)))
-                    continue
-                timeout = (player.claim_timeout_s if player.claim_timeout_s is not None
-                           else claim_timeout_s)
-                try:
-                    conn = await self.lobby.claim(player.name, timeout, spec.name)
-                except ClaimTimeoutError:
-                    if not player.stand_in:
-                        raise
-                    absent.append(player.name)
-                    seats.append(Seat(index=index, name=player.name, kind=SeatKind.REMOTE,
-                                      house=self._house(spec=spec, rules=resolved),
-                                      token_hash=player.token_hash,
-                                      autopilot=AutopilotReason.DISCONNECTED, disconnects=1))
-                    log.warning("seat_played_by_autopilot", bot=player.name,
-                                reason="not connected", waited_s=timeout)
-                    continue
-                claimed.append(conn)
-                seats.append(self._remote_seat(index, conn, spec, resolved))
+            seats, absent = await self.seating.claim_seats(self.lobby, players, spec, rules,
+                                                           claim_timeout_s, claimed)
             rng = random.Random(seed) if seed is not None and deal_key is None else None
-            table = self._new_table(seats, rng=rng, rules=rules, tournament_id=tournament_id,
-                                    seed=seed, limits=limits, deal_key=deal_key, slot=slot,
-                                    spec=spec)
+            table = self.runner.new_table(seats, rng=rng, rules=rules,
+                                          tournament_id=tournament_id, seed=seed, limits=limits,
+                                          deal_key=deal_key, slot=slot, spec=spec)
         except BaseException:  # no table (nor a full disk's failed write) keeps a claimed bot
             for conn in claimed:
                 self._release(conn)
             raise
         table.session.sealed = sealed
-        task = self._launch(table)
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            task.cancel()
-            await asyncio.wait([task], timeout=5)
-            raise
+        await self.runner.play(table)
         return MatchOutcome(match_id=table.match_id, result=table.result, aborted=table.aborted,
                             players=table.players, absent=absent)
 
@@ -468,17 +287,14 @@ class ArenaServer:
 
     def connected_bots(self) -> set[str]:
         """Names of the bots connected here: in the lobby or at a table."""
-        return {c.bot for c in self._connections if c.bot is not None and not c.closed}
+        return self.gate.connected_bots()
 
     def send_to_bots(self, names: set[str], message: dict[str, Any]) -> int:
         """``message`` (outside any match) to every open connection of these bots."""
-        conns = [c for c in self._connections if c.bot in names and not c.closed]
-        for conn in conns:
-            conn.send(message)
-        return len(conns)
+        return self.gate.send_to_bots(names, message)
 
     def disconnect_bot(self, bot: str, reason: str, keep_token: str | None = None) -> int:
-        return disconnect(self._connections, bot, reason, keep_token, self.local_tokens)
+        return self.gate.disconnect_bot(bot, reason, keep_token)
 
     def ladder_bots(self) -> list[tuple[str, str]]:
         """(bot, game) of connected bots that opted in to the hosted ladder."""
@@ -491,9 +307,8 @@ class ArenaServer:
     def slot_started(self, slot: tuple[str, int]) -> bool:
         """Whether the table of ``slot``, if there is one, is stored as started
         (so cancelling it gives its bots back to the lobby)."""
-        table = next((t for t in self.tables.values() if t.slot == slot), None)
-        return table is None or self.hub.is_live(table.match_id)
+        return self.runner.slot_started(slot)
 
     def status(self) -> dict[str, Any]:
         return {"tables": len(self.tables), "lobby": self.lobby.idle_bots(),
-                "connections": len(self._connections)}
+                "connections": len(self.gate.connections)}

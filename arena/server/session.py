@@ -54,6 +54,7 @@ from arena.server.session_output import (
 from arena.records import encode_record
 from protocol.codec import Encoding
 from protocol.errors import ErrorCode
+from protocol.messages import Limits as WireLimits
 from protocol.messages import request_wire
 
 log = structlog.get_logger("arena.table")
@@ -101,12 +102,14 @@ __all__ = ["FLUSH_AT_EVENTS", "FLUSH_KINDS", "TimeLimits", "MatchSession", "Seat
            "ServerEvent", "SessionState", "SessionStep"]
 
 
-class MatchSession(SessionOutput):
+class MatchSession:
     """The rules of one match's time, faults and messages, without I/O.
 
     ``encodings[i]`` is the encoding of seat i's connection, or None while
     it has none (a house seat, or a bot that left). Every input method takes
-    ``now``; outputs accumulate until the driver drains them.
+    ``now``; what it sends accumulates in its :attr:`output` (a
+    :class:`~arena.server.session_output.SessionOutput`) until the driver
+    drains it with :meth:`step`.
     """
 
     def __init__(self, *, match_id: str, game: str, engine: GameEngine, seats: list[Seat],
@@ -125,8 +128,7 @@ class MatchSession(SessionOutput):
         self.result: dict[str, Any] | None = None
         self.reveal: list[dict[str, Any]] | None = None
         self.abort_reason: str | None = None
-        super().__init__(match_id, encodings)
-        self.sealed = sealed
+        self.output = SessionOutput(match_id, game, encodings, metrics, sealed)
         self._pending: dict[int, PendingRequest] = {}
         self._house_due: list[int] = []
         self._next_id = 1
@@ -135,6 +137,20 @@ class MatchSession(SessionOutput):
         self.log = log.bind(match=match_id)
         for seat in seats:
             seat.bank_ms = float((seat.limits or limits).bank_ms)
+
+    @property
+    def players(self) -> list[str]:
+        return [seat.name for seat in self.seats]
+
+    @property
+    def sealed(self) -> bool:
+        """Whether a later match deals these decks again (protocol §6): its
+        sending is the output's (``SessionOutput.sealed``)."""
+        return self.output.sealed
+
+    @sealed.setter
+    def sealed(self, value: bool) -> None:
+        self.output.sealed = value
 
     # -- state --------------------------------------------------------------
     def _to(self, state: SessionState) -> None:
@@ -146,11 +162,7 @@ class MatchSession(SessionOutput):
     def step(self) -> SessionStep:
         """What the inputs since the last call ask of the driver (see
         :class:`SessionStep`); the session starts the next step empty."""
-        out = self._take_step()
-        out.next_deadline = self.next_deadline()
-        out.house_due = self.house_due
-        out.over = self.over
-        return out
+        return self.output.take(self.next_deadline(), self.house_due, self.over)
 
     def next_deadline(self) -> float | None:
         """When ``deadline`` has something to do next, or None."""
@@ -181,8 +193,8 @@ class MatchSession(SessionOutput):
         early = [ServerEvent("autopilot", seat=s.index, reason=s.autopilot.value)
                  for s in self.seats if s.autopilot is not None]
         if early:
-            self._emit(early)
-        self._emit(self.engine.start())
+            self.output.emit(early)
+        self.output.emit(self.engine.start())
         if self._no_bot_left():
             self._wait(now)
         self._advance(now)
@@ -193,11 +205,13 @@ class MatchSession(SessionOutput):
         pending = self._pending.get(seat_index)
         if pending is None or pending.id != request_id or self.state is not SessionState.RUNNING:
             if request_id in seat.issued:
-                self._error(seat_index, ErrorCode.LATE,
-                            f"request {request_id} is already settled; answer ignored", request_id)
+                self.output.send_error(
+                    seat_index, ErrorCode.LATE,
+                    f"request {request_id} is already settled; answer ignored", request_id)
             else:
-                self._error(seat_index, ErrorCode.UNKNOWN_REQUEST,
-                            f"request {request_id} was never sent to seat {seat_index}", request_id)
+                self.output.send_error(
+                    seat_index, ErrorCode.UNKNOWN_REQUEST,
+                    f"request {request_id} was never sent to seat {seat_index}", request_id)
             return
         try:
             checked = self.engine.check_for(seat_index, action)
@@ -205,8 +219,8 @@ class MatchSession(SessionOutput):
             seat.illegal += 1
             if self.metrics is not None:
                 self.metrics.illegal()
-            self._error(seat_index, ErrorCode.ILLEGAL_ACTION,
-                        f"{exc}; answer again before the deadline", request_id)
+            self.output.send_error(seat_index, ErrorCode.ILLEGAL_ACTION,
+                                   f"{exc}; answer again before the deadline", request_id)
             return
         elapsed_ms = (now - pending.sent_at) * 1000.0
         seat.latencies.append(round(elapsed_ms, 3))
@@ -237,22 +251,22 @@ class MatchSession(SessionOutput):
         """Seat ``seat_index``'s bot is gone: autopilot, or wait for a bot
         to come back when none is left."""
         seat = self.seats[seat_index]
-        if self._encodings[seat_index] is None or self.over:
+        if self.output.encodings[seat_index] is None or self.over:
             return
-        self._encodings[seat_index] = None
-        self._buffers[seat_index].clear()  # nobody reads them; a return starts afresh
+        self.output.seat_left(seat_index)  # its buffer is dropped; a return starts afresh
         seat.disconnects += 1
         self.log.info("seat_disconnected", seat=seat_index, bot=seat.name)
         if self.state is SessionState.CREATED:
             if seat.autopilot is None:
                 seat.autopilot = AutopilotReason.DISCONNECTED  # announced at start
-                self._out.autopilot.append((seat_index, seat.autopilot))
+                self.output.autopilot_changed(seat_index, seat.autopilot)
             return
         if self._no_bot_left():
             if seat.autopilot is None:
                 seat.autopilot = AutopilotReason.DISCONNECTED
-                self._out.autopilot.append((seat_index, seat.autopilot))
-                self._emit([ServerEvent("autopilot", seat=seat_index, reason=seat.autopilot.value)])
+                self.output.autopilot_changed(seat_index, seat.autopilot)
+                self.output.emit([ServerEvent("autopilot", seat=seat_index,
+                                              reason=seat.autopilot.value)])
             if self.state is SessionState.RUNNING:
                 self._wait(now)
             return
@@ -266,27 +280,26 @@ class MatchSession(SessionOutput):
             return False
         seat = self.seats[seat_index]
         assert seat.kind is not SeatKind.HOUSE
-        self._encodings[seat_index] = encoding
-        self._buffers[seat_index].clear()
+        self.output.seat_back(seat_index, encoding)
         was = seat.autopilot
         seat.autopilot = None
         if was is not None:
-            self._out.autopilot.append((seat_index, None))
+            self.output.autopilot_changed(seat_index, None)
         seat.consecutive_timeouts = 0
         self.log.info("seat_reattached", seat=seat_index, bot=seat.name)
         if self.state is SessionState.CREATED:
             return True  # match_start comes with the start
         self._send_match_start(seat_index)
-        self._resend_commit(seat_index)
+        self.output.resend_commit(seat_index)
         if was is not None:
-            self._emit([ServerEvent("autopilot", seat=seat_index, reason="returned")])
+            self.output.emit([ServerEvent("autopilot", seat=seat_index, reason="returned")])
         waiting = self.state is SessionState.WAITING
         if waiting:
             self._unpause(now)
         pending = self._pending.get(seat_index)
         if pending is not None:  # only the time that is left
             remaining_ms = max(0, int((pending.deadline_at - now) * 1000))
-            self._send_request(seat_index, {**pending.wire, "deadline_ms": remaining_ms})
+            self.output.send_request(seat_index, {**pending.wire, "deadline_ms": remaining_ms})
         if waiting:
             self._to(SessionState.RUNNING)
             self._abandon_at = None
@@ -319,7 +332,7 @@ class MatchSession(SessionOutput):
     def finish(self) -> None:
         """The result is stored: send ``match_end`` to every connected seat."""
         self._to(SessionState.FINISHED)
-        self._send_match_end()
+        self.output.send_match_end(self.result, self.reveal)
 
     def abort(self, reason: str) -> None:
         """End the match as aborted (it never counts); what seats were
@@ -330,7 +343,7 @@ class MatchSession(SessionOutput):
         self.abort_reason = reason
         self._pending.clear()
         self._house_due.clear()
-        self._flush_all()
+        self.output.flush_all()
 
     # -- the match ----------------------------------------------------------------
     def _advance(self, now: float) -> None:
@@ -346,7 +359,7 @@ class MatchSession(SessionOutput):
         if pending:
             for stale in [s for s in pending if s not in to_act]:
                 del pending[stale]  # no longer owed (cannot happen in a sequential game)
-        seats, encodings = self.seats, self._encodings
+        seats, encodings = self.seats, self.output.encodings
         for seat_index in to_act:
             if seat_index in pending or seat_index in self._house_due:
                 continue
@@ -362,16 +375,16 @@ class MatchSession(SessionOutput):
         if source == "default" or source == "autopilot":
             # The engine's own records carry every action; this one says
             # who chose it when it was not the seat's bot or house bot.
-            self._out.records.append(encode_record({"kind": "action", "seat": seat_index,
-                                                "phase": phase, "action": action,
-                                                "source": source}))
+            self.output.record(encode_record({"kind": "action", "seat": seat_index,
+                                              "phase": phase, "action": action,
+                                              "source": source}))
         if self.metrics is not None:
             # An attribute, not a call: the server's sampler buckets it by second.
             self.metrics.decisions_total += 1
         engine = self.engine
         if checked is None:  # a house, autopilot or default move: checked here
             checked = engine.check_for(seat_index, action)
-        self._emit(engine.apply(checked))
+        self.output.emit(engine.apply(checked))
         self._advance(now)
 
     def _ask(self, seat_index: int, now: float) -> None:
@@ -391,7 +404,7 @@ class MatchSession(SessionOutput):
             legal=legal if legal is not None else _house_options(options),
             wire=wire, sent_at=now, deadline_s=deadline_s, deadline_at=now + deadline_s)
         seat.issued.add(request_id)
-        self._send_request(seat_index, wire)
+        self.output.send_request(seat_index, wire)
 
     def _timeout(self, pending: PendingRequest, now: float) -> None:
         seat = self.seats[pending.seat]
@@ -402,7 +415,7 @@ class MatchSession(SessionOutput):
             self.metrics.timeout()
         self.log.info("decision_timeout", seat=seat.index, bot=seat.name, phase=pending.phase)
         del self._pending[pending.seat]
-        self._emit([ServerEvent("timeout", seat=seat.index, phase=pending.phase)])
+        self.output.emit([ServerEvent("timeout", seat=seat.index, phase=pending.phase)])
         if seat.consecutive_timeouts >= (seat.limits or self.limits).timeouts_before_autopilot:
             self._start_autopilot(seat.index, AutopilotReason.TIMEOUTS, now)
         self._decide(seat.index, pending.phase, self.engine.default_for(seat.index), "default", now)
@@ -410,9 +423,9 @@ class MatchSession(SessionOutput):
     def _start_autopilot(self, seat_index: int, reason: AutopilotReason, now: float) -> None:
         seat = self.seats[seat_index]
         seat.autopilot = reason
-        self._out.autopilot.append((seat_index, reason))
+        self.output.autopilot_changed(seat_index, reason)
         self.log.info("autopilot", seat=seat_index, bot=seat.name, reason=reason.value)
-        self._emit([ServerEvent("autopilot", seat=seat_index, reason=reason.value)])
+        self.output.emit([ServerEvent("autopilot", seat=seat_index, reason=reason.value)])
         self._settle_unattended(now)
 
     def _settle_unattended(self, now: float) -> None:
@@ -455,20 +468,25 @@ class MatchSession(SessionOutput):
             return
         self._to(SessionState.ENDED)
         self.result = self.engine.result()
-        self.reveal = self._reveal()
+        self.reveal = self.output.reveal(self.engine.deals())
         self._pending.clear()
-        self._flush_all()
+        self.output.flush_all()
+
+    def _send_match_start(self, seat_index: int) -> None:
+        own = self.seats[seat_index].limits or self.limits
+        self.output.send_match_start(seat_index, tuple(self.players), self.engine.rules,
+                                     WireLimits(own.decision_ms, own.bank_ms))
 
     def _asks_remote(self, seat_index: int) -> bool:
         seat = self.seats[seat_index]
         return (seat.kind is not SeatKind.HOUSE and seat.autopilot is None
-                and self._encodings[seat_index] is not None)
+                and self.output.encodings[seat_index] is not None)
 
     def _no_bot_left(self) -> bool:
         remote = [i for i, s in enumerate(self.seats) if s.kind is SeatKind.REMOTE]
         # A person still at the table keeps it playing (bots gone to autopilot).
-        return bool(remote) and all(self._encodings[i] is None for i in remote) and not any(
-            s.kind is SeatKind.PERSON and self._encodings[s.index] is not None
+        return bool(remote) and all(self.output.encodings[i] is None for i in remote) and not any(
+            s.kind is SeatKind.PERSON and self.output.encodings[s.index] is not None
             for s in self.seats)
 
 def _house_options(options: dict[str, Any]) -> Any:

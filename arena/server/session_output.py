@@ -1,12 +1,13 @@
 """What a match session sends: per-seat bytes, records, public events.
 
-The output half of :class:`arena.server.session.MatchSession`: every event
+Every event of a :class:`arena.server.session.MatchSession`
 goes to each seat in the form it may see (buffered until the seat's next
 request, a hand's end, a timeout or autopilot), to storage as its full
 record and to spectators in its public form. A public payload is encoded
 once per encoding for all seats, each record once as JSON. What one input
 produced is handed over as one :class:`SessionStep`, with at most one
-write per seat.
+write per seat. The session owns a :class:`SessionOutput` and delegates
+its sending to it; the table only executes the steps.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Final, Iterable
 
-from arena.games.base import GameEngine, GameEvent
+from arena.games.base import DealInfo, GameEvent
 from arena.metrics import Metrics
 from arena.records import encode_record
-from arena.server.seats import AutopilotReason, Seat
+from arena.server.seats import AutopilotReason
 from arena.server.envelope import Envelope
 from protocol.codec import Encoding
 from protocol.deals import commitment
@@ -102,19 +103,25 @@ class ServerEvent:
 
 
 class SessionOutput:
-    """Buffers and encodes what a session sends (mixed into MatchSession)."""
+    """What one match sends, built up into one :class:`SessionStep` at a time.
 
-    match_id: str
-    game: str
-    engine: GameEngine
-    limits: Any
-    seats: list[Seat]
-    metrics: Metrics | None
-    result: dict[str, Any] | None
-    reveal: list[dict[str, Any]] | None
+    The session owns one (``MatchSession.output``) and tells it what to
+    send; it encodes, buffers each seat's events until they are due and
+    gathers everything of one input into the step the session hands its
+    driver (:meth:`take`). It decides nothing about the match: who is asked
+    what, and when, is the session's.
 
-    def __init__(self, match_id: str, encodings: list[Encoding | None]) -> None:
-        self._encodings = list(encodings)
+    ``encodings[i]`` is seat i's encoding, None while nobody reads it (a
+    house seat, a bot that left); the session changes it only through
+    :meth:`seat_left` and :meth:`seat_back`.
+    """
+
+    def __init__(self, match_id: str, game: str, encodings: list[Encoding | None],
+                 metrics: Metrics | None = None, sealed: bool = False) -> None:
+        self.match_id = match_id
+        self.game = game
+        self.metrics = metrics
+        self.encodings = list(encodings)
         self._buffers: list[list[bytes]] = [[] for _ in encodings]
         # The step being built, and each seat's write in it (None: none yet).
         self._out = SessionStep()
@@ -124,7 +131,7 @@ class SessionOutput:
         # bot that checks commitments can check the deal it returns into.
         self._current_commit: ServerEvent | None = None
         self._envelope = Envelope({"type": "event", "match": match_id}, "event")
-        # The seats _emit writes to, kept until ``_encodings`` changes (a seat
+        # The seats emit writes to, kept until ``encodings`` changes (a seat
         # leaves or comes back): compared, not rebuilt, on every step.
         self._targets_of: list[Encoding | None] = []
         self._targets: list[tuple[int, Encoding]] = []
@@ -133,21 +140,39 @@ class SessionOutput:
         # decks again, so match_end leaves the reveal out and events that
         # show other seats' cards (a thirteen showdown) go out in their
         # sealed form; the full forms reach the bots with the deferred reveal.
-        self.sealed = False
+        self.sealed = sealed
 
-    @property
-    def players(self) -> list[str]:
-        return [seat.name for seat in self.seats]
-
-    # -- outputs --------------------------------------------------------------
-    def _take_step(self) -> SessionStep:
-        """The output built so far, handed over; the next step starts empty."""
+    # -- the step ---------------------------------------------------------------
+    def take(self, next_deadline: float | None, house_due: bool, over: bool) -> SessionStep:
+        """The step built so far, completed with the session's state and
+        handed over; the next step starts empty."""
         out = self._out
         write_of = self._write_of
         for write in out.writes:
             write_of[write.seat] = None
         self._out = SessionStep()
+        out.next_deadline = next_deadline
+        out.house_due = house_due
+        out.over = over
         return out
+
+    def record(self, text: str) -> None:
+        """A record of the session's own (not an event's) for storage."""
+        self._out.records.append(text)
+
+    def autopilot_changed(self, seat_index: int, reason: AutopilotReason | None) -> None:
+        """Tell the driver a seat went on autopilot (None: its bot is back)."""
+        self._out.autopilot.append((seat_index, reason))
+
+    def seat_left(self, seat_index: int) -> None:
+        """Nobody reads this seat any more; what waited for it is dropped."""
+        self.encodings[seat_index] = None
+        self._buffers[seat_index].clear()
+
+    def seat_back(self, seat_index: int, encoding: Encoding) -> None:
+        """A connection reads this seat again, starting afresh."""
+        self.encodings[seat_index] = encoding
+        self._buffers[seat_index].clear()
 
     def _write(self, seat_index: int, data: bytes, request: bool) -> None:
         """Add bytes to the seat's one write of this step (order kept)."""
@@ -161,7 +186,7 @@ class SessionOutput:
                 write.holds_request = True
 
     # -- sending ------------------------------------------------------------------
-    def _emit(self, events: Iterable[GameEvent]) -> None:
+    def emit(self, events: Iterable[GameEvent]) -> None:
         """Forward events: each seat what it may see, storage everything,
         spectators the public form. Each distinct payload is encoded once
         per encoding for all seats, and each record once as JSON (storage
@@ -169,7 +194,7 @@ class SessionOutput:
         out = self._out
         records = out.records
         public_log = out.public
-        encodings = self._encodings
+        encodings = self.encodings
         if encodings != self._targets_of:
             self._targets_of = list(encodings)
             self._targets = [(index, encoding) for index, encoding in enumerate(encodings)
@@ -208,16 +233,18 @@ class SessionOutput:
             if event.kind in FLUSH_KINDS:
                 flush = True
         if flush:
-            self._flush_all()
+            self.flush_all()
 
-    def _flush_all(self) -> None:
+    def flush_all(self) -> None:
+        """Every seat's buffered events go out in this step."""
         for index, chunks in enumerate(self._buffers):
             if chunks:
                 self._write(index, b"".join(chunks) if len(chunks) > 1 else chunks[0], False)
                 chunks.clear()
 
-    def _send_request(self, seat_index: int, wire: dict[str, Any]) -> None:
-        encoding = self._encodings[seat_index]
+    def send_request(self, seat_index: int, wire: dict[str, Any]) -> None:
+        """A request, after the seat's buffered events, in this step."""
+        encoding = self.encodings[seat_index]
         if encoding is None:
             return
         chunks = self._buffers[seat_index]
@@ -228,20 +255,20 @@ class SessionOutput:
         # was flushed to every seat): the request joins them, one write.
         self._write(seat_index, data, True)
 
-    def _send_match_start(self, seat_index: int) -> None:
-        encoding = self._encodings[seat_index]
+    def send_match_start(self, seat_index: int, players: tuple[str, ...],
+                         rules: dict[str, Any], limits: WireLimits) -> None:
+        encoding = self.encodings[seat_index]
         if encoding is None:
             return
-        own = self.seats[seat_index].limits or self.limits
-        limits = WireLimits(own.decision_ms, own.bank_ms)
-        message = MatchStart(self.match_id, self.game, seat_index, tuple(self.players),
-                             self.engine.rules, limits).to_wire()
+        message = MatchStart(self.match_id, self.game, seat_index, players, rules,
+                             limits).to_wire()
         self._write(seat_index, self._envelope.encode(message, encoding), False)
 
-    def _error(self, seat_index: int, code: ErrorCode, message: str, request_id: int) -> None:
+    def send_error(self, seat_index: int, code: ErrorCode, message: str,
+                   request_id: int) -> None:
         if self.metrics is not None:
             self.metrics.error(code.value)
-        encoding = self._encodings[seat_index]
+        encoding = self.encodings[seat_index]
         if encoding is not None and not self._silenced:  # sent at once, before events still buffered
             wire = Error(code, message, request_id, self.match_id).to_wire()
             self._write(seat_index, self._envelope.encode(wire, encoding), False)
@@ -254,32 +281,35 @@ class SessionOutput:
         self._current_commit = event
         return event
 
-    def _resend_commit(self, seat_index: int) -> None:
+    def resend_commit(self, seat_index: int) -> None:
         """The current deal's ``commit`` again, to a seat that came back
         (after its ``match_start``, before anything else of the match)."""
-        encoding = self._encodings[seat_index]
+        encoding = self.encodings[seat_index]
         commit = self._current_commit
         if encoding is None or commit is None or self._silenced:
             return
         self._write(seat_index, self._envelope.frame(commit.payload, encoding), False)
 
-    def _send_match_end(self) -> None:
+    def send_match_end(self, result: dict[str, Any] | None,
+                       reveal: list[dict[str, Any]] | None) -> None:
+        """``match_end`` to every connected seat; nothing of the match after it."""
         self._silenced = True
         if self.sealed:
-            message = MatchEnd(self.match_id, self.result or {}, [], reveal_deferred=True).to_wire()
+            message = MatchEnd(self.match_id, result or {}, [], reveal_deferred=True).to_wire()
         else:
-            message = MatchEnd(self.match_id, self.result or {}, self.reveal or []).to_wire()
+            message = MatchEnd(self.match_id, result or {}, reveal or []).to_wire()
         encoded: dict[Encoding, bytes] = {}
-        for index, encoding in enumerate(self._encodings):
+        for index, encoding in enumerate(self.encodings):
             if encoding is not None:
                 data = encoded.get(encoding)
                 if data is None:
                     data = encoded[encoding] = self._envelope.encode(message, encoding)
                 self._write(index, data, False)
 
-    def _reveal(self) -> list[dict[str, Any]]:
+    def reveal(self, deals: Iterable[DealInfo]) -> list[dict[str, Any]]:
+        """Each committed deal with its salt and deck, for ``match_end``."""
         return [{**d.label, "salt": self._salts[_key(d.label)], "deck": list(d.deck)}
-                for d in self.engine.deals()]
+                for d in deals]
 
 
 class SealedEvent:

@@ -40,7 +40,7 @@ async def test_a_connection_over_max_connections_gets_an_error_and_is_closed_at_
     # A bot arriving once a slot is free is served at once.
     await bots[0].close()
     async with asyncio.timeout(5000 * MS):  # the server has seen the close
-        while server._caps.open >= 3:
+        while server.gate.caps.open >= 3:
             await asyncio.sleep(0.01)
     again = await SpecBot().connect(server.port)
     assert (await again.hello("token-b9", "b9"))["type"] == "welcome"

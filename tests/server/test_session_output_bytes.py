@@ -1,6 +1,6 @@
 """The session's output, byte for byte, as the plain per-event loop makes it.
 
-``SessionOutput._emit`` takes shortcuts on the hot path (seats to write to
+``SessionOutput.emit`` takes shortcuts on the hot path (seats to write to
 kept between calls, one encoding per distinct payload); here a whole match
 is played twice from the same deals -- once with it, once with the plain
 loop below (every event: its record as JSON, each seat that may see it its
@@ -21,15 +21,15 @@ from arena.records import encode_record
 from arena.server import session_output
 from arena.server.seats import Seat, SeatKind
 from arena.server.session import MatchSession, TimeLimits
-from arena.server.session_output import FLUSH_AT_EVENTS, FLUSH_KINDS
+from arena.server.session_output import FLUSH_AT_EVENTS, FLUSH_KINDS, SessionOutput
 from protocol.codec import Encoding, encode
 
 MUUSHIG = get_game("muushig")
 ENCODINGS = [Encoding.MSGPACK, Encoding.JSONL, Encoding.MSGPACK, None, Encoding.JSONL]
 
 
-class PlainSession(MatchSession):
-    def _emit(self, events: Iterable[Any]) -> None:
+class PlainOutput(SessionOutput):
+    def emit(self, events: Iterable[Any]) -> None:
         flush = False
         for event in events:
             if event.kind == "deal":
@@ -41,7 +41,7 @@ class PlainSession(MatchSession):
             public = event.for_public()
             if public is not None:
                 self._out.public.append((public, text if public is record else None))
-            for index, encoding in enumerate(self._encodings):
+            for index, encoding in enumerate(self.encodings):
                 payload = event.for_seat(index)
                 if encoding is None or payload is None:
                     continue
@@ -52,22 +52,23 @@ class PlainSession(MatchSession):
             if event.kind in FLUSH_KINDS:
                 flush = True
         if flush:
-            self._flush_all()
+            self.flush_all()
 
 
 def first_option(phase, options, state):
     return options[0] if isinstance(options, list) else 0
 
 
-def _play(cls: type[MatchSession], monkeypatch, seed: int) -> tuple[list, list, list]:
+def _play(output: type[SessionOutput], monkeypatch, seed: int) -> tuple[list, list, list]:
     salts = (f"{n:032x}" for n in itertools.count())
     monkeypatch.setattr(session_output, "_new_salt", lambda: next(salts))
     engine = MUUSHIG.new_match({"max_hands": 3}, random.Random(seed), None)
     seats = [Seat(index=i, name=f"s{i}",
                   kind=SeatKind.REMOTE if ENCODINGS[i] else SeatKind.HOUSE,
                   house=first_option, token_hash=f"h{i}") for i in range(engine.n_seats)]
-    session = cls(match_id="m-7", game="muushig", engine=engine, seats=seats,
-                  limits=TimeLimits(1000, 0), encodings=list(ENCODINGS))
+    session = MatchSession(match_id="m-7", game="muushig", engine=engine, seats=seats,
+                           limits=TimeLimits(1000, 0), encodings=list(ENCODINGS))
+    session.output = output("m-7", "muushig", list(ENCODINGS))
     sends: list = []
     records: list = []
     public: list = []
@@ -100,4 +101,4 @@ def _play(cls: type[MatchSession], monkeypatch, seed: int) -> tuple[list, list, 
 @pytest.mark.source_only  # subclasses or patches a compiled class
 def test_a_match_sends_stores_and_shows_what_the_plain_loop_does(monkeypatch):
     for seed in range(3):
-        assert _play(MatchSession, monkeypatch, seed) == _play(PlainSession, monkeypatch, seed)
+        assert _play(SessionOutput, monkeypatch, seed) == _play(PlainOutput, monkeypatch, seed)

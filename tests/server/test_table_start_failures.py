@@ -24,13 +24,13 @@ from tests.server.rawbot import RawBot
 
 
 class FlakyTables:
-    """Makes ``server._new_table`` fail as a full disk does, while ``failing``."""
+    """Makes the server's ``runner.new_table`` fail as a full disk does, while ``failing``."""
 
     def __init__(self, server: Any) -> None:
-        self.real = server._new_table
+        self.real = server.runner.new_table
         self.failing = True
         self.attempts = 0
-        server._new_table = self
+        server.runner.new_table = self
 
     def __call__(self, seats: list, **kwargs: Any) -> Any:
         self.attempts += 1

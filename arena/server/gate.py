@@ -1,0 +1,153 @@
+"""The bot port's gate: which connections are let in, as which bot, for
+which game, and which are open now.
+
+:class:`BotGate` applies the limits of ``arena.server.admission`` (pure
+counting) to real connections: it counts a connection in at connect and
+out at close, checks a hello's token (the arena's own local tokens, the
+open server's names, or the store's registered bots), remembers the game
+each hello asked for, and closes connections that wait for nothing. It
+never seats a bot: the lobby and the tables do (``arena.server.server``
+routes between them).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from arena.auth import hash_token
+from arena.games import game_names
+from arena.metrics import Metrics
+from arena.server.admission import ConnectionCaps, FailureWindow, Refusal
+from arena.server.config import ServerConfig
+from arena.server.connection import AuthError, BotConnection, HelloRefused, Identity
+from arena.server.identity import IdentityError, OpenNames
+from arena.server.local_tokens import LocalTokens
+from arena.server.revoke import disconnect
+from arena.storage.base import Store
+from protocol.errors import ErrorCode
+from protocol.messages import Hello
+
+
+class BotGate:
+    """The admitted connections of one server and the rules that let them in."""
+
+    def __init__(self, config: ServerConfig, store: Store, *, default_game: str,
+                 metrics: Metrics) -> None:
+        self.config = config
+        self.store = store
+        self.default_game = default_game  # a hello without ``game`` plays this
+        self.metrics = metrics
+        self.connections: set[BotConnection] = set()
+        self._lingering: weakref.WeakSet[BotConnection] = weakref.WeakSet()  # closed, still reading
+        self._games: dict[int, str] = {}  # connection id -> the game its hello asked for
+        self.caps = ConnectionCaps(total=config.max_connections,
+                                   per_address=config.max_connections_per_address,
+                                   per_token=config.max_connections_per_token)
+        self._auth_failures = FailureWindow(limit=config.auth_failures_per_minute, window_s=60.0)
+        self._open_names = OpenNames()
+        self.local_tokens = LocalTokens(self._open_names)  # for bots the arena starts
+
+    # -- in ------------------------------------------------------------------------
+    def admit(self, conn: BotConnection, *, stopping: bool) -> Refusal | None:
+        """A new connection: counted in, or the refusal it is closed with."""
+        if stopping:
+            return Refusal(ErrorCode.RATE_LIMITED, "the server is shutting down; connection closed",
+                           retry_after_s=5)
+        refusal = self.caps.admit(conn.address)
+        if refusal is None:
+            conn.admitted = True
+            conn.counted_address = conn.address
+            self.connections.add(conn)
+        return refusal
+
+    def authenticate(self, hello: Hello, conn: BotConnection) -> Identity:
+        """The bot a hello speaks for; raises AuthError or HelloRefused."""
+        if hello.game is not None and hello.game not in game_names():
+            # A value the protocol does not allow in a hello field: malformed
+            # (protocol page, "Bad input"), whatever the token.
+            raise HelloRefused(Refusal(
+                ErrorCode.MALFORMED,
+                f"hello.game {hello.game!r:.40} is not a game of this server; it plays "
+                f"{', '.join(game_names())}; connection closed"))
+        token_hash = hash_token(hello.token)
+        local = self.local_tokens.bot_of(token_hash)
+        if local is not None:
+            identity = Identity(bot=local, token_hash=token_hash)
+            if conn.counted_address is not None:  # our own bots: never refused by address
+                self.caps.exempt(conn.counted_address)
+                conn.counted_address = None
+        else:
+            # Checked before the store is asked, so guessing costs it nothing.
+            refusal = self._auth_failures.check(conn.address)
+            if refusal is not None:
+                raise HelloRefused(refusal)
+            try:
+                identity = Identity(bot=self._bot_for(hello, token_hash), token_hash=token_hash)
+            except AuthError:
+                self._auth_failures.failed(conn.address)
+                raise
+        refusal = self.caps.claim_token(token_hash)
+        if refusal is not None:
+            raise HelloRefused(refusal)
+        conn.counted_token = token_hash
+        self._games[conn.id] = hello.game or self.default_game
+        return identity
+
+    def _bot_for(self, hello: Hello, token_hash: str) -> str:
+        """The bot a remote hello speaks for (see arena/server/identity.py)."""
+        if self.config.open:
+            try:
+                return self._open_names.resolve(token_hash, hello.name)
+            except IdentityError as exc:
+                raise AuthError(str(exc)) from None
+        record = self.store.find_bot_by_token_hash(token_hash)
+        if record is None or record.removed or record.kind == "person":  # a person plays on the web
+            raise AuthError("unknown token: register the bot (arena bots add NAME) and use its token")
+        return record.name
+
+    def game_of(self, conn: BotConnection) -> str:
+        return self._games.get(conn.id, self.default_game)
+
+    # -- out -----------------------------------------------------------------------
+    def closed(self, conn: BotConnection) -> None:
+        """A connection is gone: counted out (it may still be reading its last bytes)."""
+        self.connections.discard(conn)
+        if conn.lingering:
+            self._lingering.add(conn)
+        if conn.admitted:
+            conn.admitted = False
+            self.caps.release(conn.counted_address, conn.counted_token)
+        if conn.identity is not None:
+            self.metrics.bots_connected -= 1
+        self._games.pop(conn.id, None)
+
+    def close_idle(self, now: float, waiting: set[int]) -> None:
+        """Close connections that no table holds and no way out of the lobby
+        may seat (``waiting``: ids the lobby may still seat), once idle for
+        ``idle_timeout_s`` (the rule is the link's, ``BotLink.idle``)."""
+        for conn in list(self.connections):
+            conn.check_idle(now, busy=conn.seated is not None or conn.id in waiting)
+
+    def close_all(self) -> None:
+        """At shutdown: say bye to every open connection, drop the lingering ones."""
+        for conn in list(self.connections):
+            conn.close(bye=True)
+        for conn in list(self._lingering):
+            conn.abort()
+
+    # -- who is here -----------------------------------------------------------------
+    def connected_bots(self) -> set[str]:
+        """Names of the bots connected here: in the lobby or at a table."""
+        return {c.bot for c in self.connections if c.bot is not None and not c.closed}
+
+    def disconnect_bot(self, bot: str, reason: str, keep_token: str | None = None) -> int:
+        """Close the connections a removed bot (or its replaced token) opened."""
+        return disconnect(self.connections, bot, reason, keep_token, self.local_tokens)
+
+    def send_to_bots(self, names: set[str], message: dict[str, Any]) -> int:
+        """``message`` (outside any match) to every open connection of these bots."""
+        conns = [c for c in self.connections if c.bot in names and not c.closed]
+        for conn in conns:
+            conn.send(message)
+        return len(conns)
