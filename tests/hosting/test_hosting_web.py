@@ -124,9 +124,8 @@ async def test_a_hosted_ladder_plays_without_anyone_connected(site, tmp_path: Pa
                                                                            max_tables=1))
     await ladder.start()
     try:
-        for _ in range(200):
-            if ladder.ladder and len(ladder.ladder.finished) >= 2:
-                break
+        # No bound on how fast: only that the ladder plays, on a busy machine too.
+        while not (ladder.ladder and len(ladder.ladder.finished) >= 2):
             await asyncio.sleep(0.1)
     finally:
         await ladder.stop()
