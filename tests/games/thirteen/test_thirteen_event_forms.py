@@ -59,3 +59,29 @@ def test_a_public_event_gives_every_seat_and_spectators_one_dict():
             assert event.for_record() is not first and event.for_record()["seat"] == event.seat
         if isinstance(event, DealStart):
             assert event.for_seat(0) is event.for_seat(0) and event.for_seat(4) is None
+
+
+def _state_of(engine: ThirteenEngine) -> dict:
+    """Every plain value the engine holds (attributes and properties)."""
+    plain = (int, str, bool, float, list, tuple, dict, type(None))
+    return {name: getattr(engine, name) for name in dir(engine)
+            if not name.startswith("__") and isinstance(getattr(engine, name), plain)}
+
+
+def test_asking_for_defaults_and_views_leaves_the_engine_state_as_an_unwatched_twins():
+    # The house arrangement is a search worth keeping for a deal's later
+    # asks; it is kept beside the engine (a memo of a pure function), so
+    # the engine's state is the game's whatever was asked.
+    for seed, players in ((5, 2), (6, 4)):
+        watched = ThirteenEngine({"deals": 2, "players": players}, random.Random(seed))
+        unwatched = ThirteenEngine({"deals": 2, "players": players}, random.Random(seed))
+        watched.start(), unwatched.start()
+        rng = random.Random(seed)
+        while not unwatched.finished:
+            for seat in watched.to_act:
+                watched.default_for(seat), watched.observation(seat)
+            assert _state_of(watched) == _state_of(unwatched)
+            seat = unwatched.to_act[0]
+            action = _any(unwatched, seat, rng)
+            assert watched.apply_for(seat, action) == unwatched.apply_for(seat, action)
+        assert _state_of(watched) == _state_of(unwatched)
