@@ -97,8 +97,10 @@ class MuushigEvent:
                 self._forms = forms
         return forms
 
-    # The memo read is written out in ``for_seat``: every event is asked
-    # once per seat, and the sources may run uncompiled.
+    # The memo read is written out in each form's accessor, not a call of
+    # ``_get_forms``: the server asks every event once per seat and for its
+    # record, its text and its public form, and the sources may run
+    # uncompiled.
     def for_seat(self, seat: int) -> Wire | None:
         forms = self._forms
         if forms is None:
@@ -106,15 +108,24 @@ class MuushigEvent:
         return forms.public if forms.everyone else forms.for_seat(seat)
 
     def for_public(self) -> Wire | None:
-        return self._get_forms().public
+        forms = self._forms
+        if forms is None:
+            forms = self._get_forms()
+        return forms.public
 
     def for_record(self) -> Wire:
-        return self._get_forms().record
+        forms = self._forms
+        if forms is None:
+            forms = self._get_forms()
+        return forms.record
 
     def record_text(self) -> str:
         """``for_record()`` as stored JSON text (``arena.records``): a
         record holds ints, bools, None and strings, never a float."""
-        return encode_plain_record(self._get_forms().record)
+        forms = self._forms
+        if forms is None:
+            forms = self._get_forms()
+        return encode_plain_record(forms.record)
 
     def _key(self) -> tuple[Any, ...]:
         return tuple([getattr(self, f) for f in self._fields])
