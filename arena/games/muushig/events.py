@@ -27,7 +27,8 @@ class Forms:
     """The wire forms of one event, made together when one is first asked
     for and never changed: the public form is the *same* dict for every seat
     that sees it (the server encodes it once), and the record itself when
-    nothing is hidden."""
+    nothing is hidden. The forms share the record's lists: read-only, like
+    every event payload."""
 
     __slots__ = ("record", "public", "everyone", "owner", "own", "each")
 
