@@ -9,9 +9,28 @@ codec's); storage, server and the live hub all use it.
 from __future__ import annotations
 
 import json
+from typing import Any
+
+import msgspec
 
 from protocol.codec import cached_json_encode
 
 # An event as stored: compact JSON without NaN, as the SQLite store writes it.
 # Raises TypeError or ValueError for what is not plain JSON.
 encode_record = cached_json_encode(json.JSONEncoder(separators=(",", ":"), allow_nan=False))
+
+_plain_encoder = msgspec.json.Encoder()
+
+
+def encode_plain_record(record: Any) -> str:
+    """``encode_record(record)`` for a record of ints, bools, None and
+    strings in lists and dicts (no floats: msgspec spells some of them
+    differently), written by msgspec, several times faster than the
+    standard encoder. For such values the two write the same text except
+    in strings with a character outside printable ASCII, which the standard
+    encoder escapes and msgspec does not; a text holding one is written
+    again by ``encode_record``."""
+    data = _plain_encoder.encode(record)
+    if data.isascii() and b"\x7f" not in data:
+        return data.decode("ascii")
+    return encode_record(record)

@@ -28,7 +28,7 @@ from arena.games.muushig.phases import (DECIDE, DECLINE, ENTER, ENTERED, EXCHANG
                                         HAND_SIZE, MUUSHIG_BONUS, OVER, PHASES, PLAY, POS_SETS,
                                         START_SCORE, TAKE)
 from arena.games.muushig.state import TRANSITIONS, HandState, check_transition
-from arena.games.muushig.views import match_result, observe
+from arena.games.muushig.views import Observer, match_result
 from arena.games.muushig.wire import WireFace
 
 
@@ -76,11 +76,11 @@ class MuushigEngine(SequentialGame):
         self._fold_streaks = [0] * n  # folds in a row, for auto_enter_after_folds
         self._deal_events: list[Deal] = []
         self.hand: HandState = HandState.new(n)
-        # Playable cards of the pending decision, computed on demand; the
-        # decision number tells the wire face when its own caches are stale,
-        # and ``apply`` which checked actions are for the pending decision.
-        self._legal_mask_cache = -1
+        # Counts the decisions asked for: tells the wire face when what it
+        # keeps of a decision is stale, and ``apply`` which checked actions
+        # are for the pending decision.
         self.decision_number = 0
+        self._observer = Observer()  # the view's memo, not part of the game
         self._wire = WireFace(self)
 
     # ------------------------------------------------ read-only accessors
@@ -143,7 +143,6 @@ class MuushigEngine(SequentialGame):
         deck = self._decks.next()
         n, dealer = self.n_seats, self._dealer
         hand = self.hand = HandState.new(n)
-        self._legal_mask_cache = -1
         self.decision_number += 1
         dealt = HAND_SIZE * n
         masks = hand.hands
@@ -187,7 +186,6 @@ class MuushigEngine(SequentialGame):
             check_transition(self.stage, stage)
         self.current_seat = seat
         self.stage = stage
-        self._legal_mask_cache = -1
         self.decision_number += 1
 
     def _forced_enter(self, position: int, seat: int) -> bool:
@@ -270,17 +268,13 @@ class MuushigEngine(SequentialGame):
 
     # -------------------------------------------------------- fast API
     def legal_mask(self) -> int:
-        """Playable cards as a mask (play phase only)."""
-        mask = self._legal_mask_cache
-        if mask < 0:
-            hand = self.hand
-            cards = hand.hands[self.current_seat]  # type: ignore[index]
-            if hand.trick:
-                mask = follow_mask(cards, hand.led_suit, hand.trump, hand.winning_card, hand.trumped)
-            else:
-                mask = lead_mask(cards, hand.trump, not hand.played, self._trump_ace_first)
-            self._legal_mask_cache = mask
-        return mask
+        """Playable cards as a mask (play phase only): a few table look-ups,
+        made again on each call rather than kept."""
+        hand = self.hand
+        cards = hand.hands[self.current_seat]  # type: ignore[index]
+        if hand.trick:
+            return follow_mask(cards, hand.led_suit, hand.trump, hand.winning_card, hand.trumped)
+        return lead_mask(cards, hand.trump, not hand.played, self._trump_ace_first)
 
     def legal_codes(self) -> tuple[int, ...]:
         stage = self.stage
@@ -357,9 +351,7 @@ class MuushigEngine(SequentialGame):
 
     def _play(self, card: int) -> list[MuushigEvent]:
         seat = self.current_seat
-        mask = self._legal_mask_cache
-        if mask < 0:
-            mask = self.legal_mask()
+        mask = self.legal_mask()
         if card < 0 or not mask >> card & 1:
             raise IllegalActionError(f"card code {card!r} is not playable now")
         hand = self.hand
@@ -387,7 +379,6 @@ class MuushigEngine(SequentialGame):
         trick.append((seat, card))  # type: ignore[arg-type]
         if len(trick) < len(hand.entered):
             self.current_seat = hand.next_entered[seat]  # type: ignore[index]
-            self._legal_mask_cache = -1
             self.decision_number += 1
             return events
         self._finish_trick(events)
@@ -416,7 +407,6 @@ class MuushigEngine(SequentialGame):
         else:
             hand.trick = []
             hand.leader = self.current_seat = winner
-            self._legal_mask_cache = -1
             self.decision_number += 1
             return
         self._advance(events)
@@ -493,4 +483,4 @@ class MuushigEngine(SequentialGame):
         """protocol §3 ``state`` for ``seat``: only what rules §10 lets it know."""
         if not 0 <= seat < self.n_seats:
             raise GameError(f"no seat {seat!r} at a {self.n_seats}-seat table")
-        return observe(self, seat)
+        return self._observer.observe(self, seat)

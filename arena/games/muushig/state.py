@@ -50,16 +50,6 @@ class HandState:
     winning_card: int = 0
     winning_seat: int = 0
     trumped: bool = False
-    # For observations (``views.observe``), made when first asked for: the
-    # fields fixed for the whole hand; the statuses once every seat has
-    # decided; the wire form of ``played``, one dict per trick, and of the
-    # trick in progress (``trick_wire`` pairs of the list ``trick_wire_of``),
-    # one pair per card, shared by every later observation.
-    wire_base: dict | None = field(default=None, compare=False, repr=False)
-    status_wire: list[str] | None = field(default=None, compare=False, repr=False)
-    played_wire: list[dict] = field(default_factory=list, compare=False, repr=False)
-    trick_wire: list[list] = field(default_factory=list, compare=False, repr=False)
-    trick_wire_of: list | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def new(cls, n_seats: int) -> "HandState":

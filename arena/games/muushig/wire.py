@@ -41,8 +41,7 @@ class WireFace:
             return []
         stage = engine.stage
         if stage == PLAY:
-            mask = engine._legal_mask_cache
-            return mask_strs(mask if mask >= 0 else engine.legal_mask())
+            return mask_strs(engine.legal_mask())
         if stage == DECIDE:
             return ["enter", "fold"]
         hand = engine.hand
@@ -94,9 +93,7 @@ class WireFace:
         stage, state = engine.stage, engine.hand
         hand = state.hands[seat]  # type: ignore[index]  # _require_turn raised if None
         if stage == PLAY:
-            legal = engine._legal_mask_cache
-            if legal < 0:
-                legal = engine.legal_mask()
+            legal = engine.legal_mask()
             if type(action) is str:  # the usual answer, a playable card: two look-ups
                 card = CARD_INDEX.get(action, -1)
                 if card >= 0 and legal >> card & 1:

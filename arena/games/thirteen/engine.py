@@ -17,11 +17,13 @@ seat at a time still plays a whole match.
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from arena.games.base import (CheckedAction, DealInfo, GameError, GameEvent, NotYourTurnError,
                               RuleConfigError, StaleActionError, stale_action)
 from arena.games.thirteen.arranger import Split, best_arrangement
+from arena.games.thirteen.evaluator import Wheel
 from arena.games.thirteen.cards import CARD_INDEX, DECK, card_strs, deal_hands
 from arena.games.thirteen.events import Arranged, Deal, DealStart, Showdown
 from arena.games.thirteen.rules import ThirteenRules
@@ -29,6 +31,14 @@ from arena.games.thirteen.scoring import SeatHands, rank_places, score_deal
 from arena.games.thirteen.wire import CONSTRAINTS, check_arrangement, seat_hands
 
 ARRANGE = "arrange"
+
+
+@lru_cache(maxsize=64)
+def _house_arrangement(hand: tuple[int, ...], wheel: Wheel, mid_full_house_bonus: int) -> Split:
+    """``best_arrangement``, kept for the last few hands asked about: a
+    search that a seat's default may ask for again within its deal. A memo
+    of a pure function, so no engine holds it in its state."""
+    return best_arrangement(hand, wheel, mid_full_house_bonus)
 
 
 class ThirteenEngine:
@@ -57,7 +67,6 @@ class ThirteenEngine:
         self._deal = 0
         self._hands: tuple[tuple[int, ...], ...] = ()
         self._splits: list[Split | None] = [None] * self.n_seats
-        self._defaults: dict[int, Split] = {}
         self._totals = [0] * self.n_seats
         self._deal_scores: list[tuple[int, ...]] = []
         self._deal_events: list[Deal] = []
@@ -98,7 +107,6 @@ class ThirteenEngine:
         # Always four hands; seats beyond the match's count leave theirs unused.
         self._hands = deal_hands(deck)[: self.n_seats]
         self._splits = [None] * self.n_seats
-        self._defaults = {}
         deal = Deal(self._deal, deck)
         self._deal_events.append(deal)
         ev.append(deal)
@@ -159,12 +167,10 @@ class ThirteenEngine:
         return ev
 
     def default_for(self, seat: int) -> dict[str, list[str]]:
-        """The house strategy's arrangement (never fouled), cached per deal."""
+        """The house strategy's arrangement (never fouled)."""
         self._require(seat)
-        split = self._defaults.get(seat)
-        if split is None:
-            o = self.options
-            split = self._defaults[seat] = best_arrangement(self._hands[seat], o.wheel, o.mid_full_house_bonus)
+        o = self.options
+        split = _house_arrangement(self._hands[seat], o.wheel, o.mid_full_house_bonus)
         return {"front": card_strs(split.front), "middle": card_strs(split.middle), "back": card_strs(split.back)}
 
     def _showdown(self, ev: list[GameEvent]) -> None:

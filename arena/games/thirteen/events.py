@@ -1,8 +1,10 @@
 """The events of a thirteen-card match, one class per kind (protocol §5).
 
-Frozen dataclasses comparing with ``==``. Wire dicts are built when asked;
-a public event returns the same dict object to every seat so the server
-encodes it once. Before a deal's showdown no event shows a seat another
+Frozen dataclasses comparing with ``==``: their fields are the facts they
+report. Wire forms are built when first asked for and kept beside the
+fields (``cached_property``, in the instance's ``__dict__``), so equality,
+``repr`` and ``asdict`` never see them; a public event returns the same dict
+object to every seat so the server encodes it once. Before a deal's showdown no event shows a seat another
 seat's cards: ``deal_start`` gives each seat its own 13, ``arranged`` tells
 only who has answered (its cards are in the record alone).
 """
@@ -10,6 +12,7 @@ only who has answered (its cards are in the record alone).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from arena.games.base import DealInfo
@@ -42,25 +45,22 @@ class _Public:
     """A public event: every seat and spectators see the same dict."""
 
     kind: str
-    _cache: dict[str, Any]
 
     def _build(self) -> Wire:  # pragma: no cover - every subclass overrides
         raise NotImplementedError
 
+    @cached_property
     def _public(self) -> Wire:
-        w = self._cache.get("public")
-        if w is None:
-            w = self._cache["public"] = self._build()
-        return w
+        return self._build()
 
     def for_seat(self, seat: int) -> Wire | None:
-        return self._public()
+        return self._public
 
     def for_public(self) -> Wire | None:
-        return self._public()
+        return self._public
 
     def for_record(self) -> Wire:
-        return self._public()
+        return self._public
 
 
 @dataclass(frozen=True, eq=True)
@@ -71,14 +71,10 @@ class Deal(_Public):
     deal_no: int
     deck: tuple[int, ...]
     kind: str = field(default="deal", init=False)
-    _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
-    @property
+    @cached_property
     def deal(self) -> DealInfo:
-        info = self._cache.get("info")
-        if info is None:
-            info = self._cache["info"] = make_deal_info(self.deal_no, tuple(CARD_STR[c] for c in self.deck))
-        return info
+        return make_deal_info(self.deal_no, tuple(CARD_STR[c] for c in self.deck))
 
     def for_seat(self, seat: int) -> Wire | None:
         return None
@@ -97,25 +93,25 @@ class DealStart(_Public):
     deal_no: int
     hands: tuple[tuple[int, ...], ...]  # per seat of the match, canonical order
     kind: str = field(default="deal_start", init=False)
-    _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def _build(self) -> Wire:
         return {"kind": self.kind, "deal": self.deal_no}
 
+    @cached_property
+    def _seat_forms(self) -> tuple[Wire, ...]:
+        public = self._public
+        return tuple({**public, "cards": card_strs(h)} for h in self.hands)
+
     def for_seat(self, seat: int) -> Wire | None:
-        if not 0 <= seat < len(self.hands):
-            return None
-        key = ("seat", seat)
-        w = self._cache.get(key)
-        if w is None:
-            w = self._cache[key] = {**self._public(), "cards": card_strs(self.hands[seat])}
-        return w
+        forms = self._seat_forms
+        return forms[seat] if 0 <= seat < len(forms) else None
+
+    @cached_property
+    def _record(self) -> Wire:
+        return {**self._public, "hands": [card_strs(h) for h in self.hands]}
 
     def for_record(self) -> Wire:
-        r = self._cache.get("record")
-        if r is None:
-            r = self._cache["record"] = {**self._public(), "hands": [card_strs(h) for h in self.hands]}
-        return r
+        return self._record
 
 
 @dataclass(frozen=True, eq=True)
@@ -126,16 +122,16 @@ class Arranged(_Public):
     seat: int
     split: Split
     kind: str = field(default="arranged", init=False)
-    _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def _build(self) -> Wire:
         return {"kind": self.kind, "deal": self.deal_no, "seat": self.seat}
 
+    @cached_property
+    def _record(self) -> Wire:
+        return {**self._public, **split_wire(self.split)}
+
     def for_record(self) -> Wire:
-        r = self._cache.get("record")
-        if r is None:
-            r = self._cache["record"] = {**self._public(), **split_wire(self.split)}
-        return r
+        return self._record
 
 
 @dataclass(frozen=True, eq=True)
@@ -149,7 +145,6 @@ class Showdown(_Public):
     scores: tuple[int, ...]
     totals: tuple[int, ...]
     kind: str = field(default="showdown", init=False)
-    _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def _build(self) -> Wire:
         return {
@@ -166,12 +161,15 @@ class Showdown(_Public):
     # protocol §6): a seat sees its own rows, its foul and its row of the
     # pairwise matrix, everyone's scores; spectators the scores alone. Another
     # seat's rows would show that seat's 13 cards of a deal still to be played.
+    @cached_property
+    def _sealed_seats(self) -> dict[int, Wire]:
+        return {}  # seat -> its sealed form, made when first asked for
+
     def sealed_for_seat(self, seat: int) -> Wire | None:
-        key = ("sealed", seat)
-        w = self._cache.get(key)
+        w = self._sealed_seats.get(seat)
         if w is None:
             n = len(self.arrangements)
-            w = self._cache[key] = {
+            w = self._sealed_seats[seat] = {
                 "kind": self.kind, "deal": self.deal_no, "sealed": True,
                 "arrangements": [split_wire(self.arrangements[s]) if s == seat else None
                                  for s in range(n)],
@@ -180,12 +178,12 @@ class Showdown(_Public):
                 "scores": list(self.scores), "totals": list(self.totals)}
         return w
 
-    def sealed_for_public(self) -> Wire | None:
-        w = self._cache.get("sealed")
-        if w is None:
-            n = len(self.arrangements)
-            w = self._cache["sealed"] = {
-                "kind": self.kind, "deal": self.deal_no, "sealed": True,
+    @cached_property
+    def _sealed_public(self) -> Wire:
+        n = len(self.arrangements)
+        return {"kind": self.kind, "deal": self.deal_no, "sealed": True,
                 "arrangements": [None] * n, "fouled": [None] * n, "pairs": None,
                 "scores": list(self.scores), "totals": list(self.totals)}
-        return w
+
+    def sealed_for_public(self) -> Wire | None:
+        return self._sealed_public
