@@ -11,8 +11,8 @@ from arena.games.thirteen.bots import make_strong
 from arena.server.server import PlayerSpec
 from tests.server.thirteen_bots import ThirteenBot
 
-DECISION_MS = 300
-BANK_MS = 700
+DECISION_MS = 1000  # room for the quick seat to arrange on a loaded machine
+BANK_MS = 1500
 
 
 def _rows(arrangement: dict) -> dict:

@@ -60,8 +60,8 @@ def test_looking_at_a_match_leaves_its_state_as_an_unwatched_twins(rules, seed):
                 event.for_seat(seat)
         assert state_of(watched) == state_of(unwatched)
         action = choice(unwatched.legal_actions())
-        watched_events = watched.apply(action)
-        unwatched_events = unwatched.apply(action)
+        watched_events = watched.play(action)
+        unwatched_events = unwatched.play(action)
         assert watched_events == unwatched_events
     assert state_of(watched) == state_of(unwatched)
 

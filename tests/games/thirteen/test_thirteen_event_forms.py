@@ -20,7 +20,7 @@ def _match_events(seed: int, players: int) -> list:
     events = engine.start()
     while not engine.finished:
         for seat in engine.to_act:
-            events += engine.apply_for(seat, _any(engine, seat, rng))
+            events += engine.play_for(seat, _any(engine, seat, rng))
     return events
 
 
@@ -83,5 +83,5 @@ def test_asking_for_defaults_and_views_leaves_the_engine_state_as_an_unwatched_t
             assert _state_of(watched) == _state_of(unwatched)
             seat = unwatched.to_act[0]
             action = _any(unwatched, seat, rng)
-            assert watched.apply_for(seat, action) == unwatched.apply_for(seat, action)
+            assert watched.play_for(seat, action) == unwatched.play_for(seat, action)
         assert _state_of(watched) == _state_of(unwatched)
