@@ -233,7 +233,7 @@ class Auditor(RequestAndEndChecks):
             if not isinstance(drawn, list) or len(drawn) != count:
                 self.fail(EVENT_SHAPE, f"own exchange {e}: drawn must list the {count} cards")
                 drawn = []
-            discards = self._answer_to("exchange")
+            discards = self._answer_to("exchange", list)
             if discards is None or len(discards) != count:
                 discards = []  # defaulted (rules §11: discard nothing)
             hand.own = (hand.own - set(discards)) | set(drawn)
@@ -248,7 +248,7 @@ class Auditor(RequestAndEndChecks):
             self.fail(STRUCTURE, f"take {e}: only an entered dealer takes")
         hand.face_up_taken = bool(e.get("taken"))
         if e.get("seat") == self.seat and hand.face_up_taken:
-            given = self._answer_to("take")
+            given = self._answer_to("take", str)
             hand.own = (hand.own - {given}) | {hand.face_up}
 
     def _on_play(self, e: dict[str, Any]) -> None:
@@ -346,11 +346,14 @@ class Auditor(RequestAndEndChecks):
             self.hand = Hand(self.round, -1, 0, "AS", "S", [], set(), set())
         return self.hand
 
-    def _answer_to(self, phase: str) -> Any:
+    def _answer_to(self, phase: str, shape: type) -> Any:
         request = self.last_request
         if request is None or request["phase"] != phase:
             return None
-        return self.rec.answers.get(request["id"])
+        answer = self.rec.answers.get(request["id"])
+        # Under a repeated request id (which the id clause reports) the
+        # answer found may be another request's: then there is none.
+        return answer if isinstance(answer, shape) else None
 
 
 def audit(rec: Recording) -> Auditor:

@@ -283,16 +283,16 @@ async def test_a_bot_that_returns_within_the_grace_finishes_the_match(writer, st
 
 async def test_a_match_nobody_returns_to_is_aborted_after_the_grace(writer, store):
     bot = FakeConn("bot")
-    table = make_table(writer, [bot], abandon_grace_s=0.1)
+    table = make_table(writer, [bot], abandon_grace_s=1.0)
     task = asyncio.ensure_future(run(table))
     async with asyncio.timeout(10):
         while "request" not in bot.types():
             await asyncio.sleep(0.001)
     bot.drop()
-    loop = asyncio.get_running_loop()
-    dropped_at = loop.time()
+    for _ in range(3):  # the drop is handled, and the match waits out the grace
+        await asyncio.sleep(0)
+    assert not task.done()
     assert await task is None
-    assert loop.time() - dropped_at >= 0.09
     await writer.flush()
     record = store.get_match(table.match_id)
     assert record.status is MatchStatus.ABORTED
