@@ -219,6 +219,14 @@ class HostedTable:
         with self.db.tx() as db:
             db.execute("DELETE FROM hosted_seats WHERE bot = ? AND node = ?", (bot, node))
 
+    def release_node_seats(self, node: str) -> list[str]:
+        """Give back every seat ``node`` holds (a restarted node: the matches
+        they were for died with its old process); the bots released."""
+        with self.db.tx() as db:
+            rows = db.execute("DELETE FROM hosted_seats WHERE node = ? RETURNING bot",
+                              (node,)).fetchall()
+        return sorted(r[0] for r in rows)
+
     def hosted_seats_elsewhere(self, node: str) -> set[str]:
         """The hosted bots another node has seated now (its seat is live)."""
         with self.db.read() as db:
