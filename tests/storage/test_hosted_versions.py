@@ -141,6 +141,12 @@ def test_a_seated_bot_is_seated_by_one_node_until_its_seat_runs_out(
     assert b.hosted_seats_elsewhere("node-b") == set()  # type: ignore[attr-defined]
     assert b.claim_hosted_seat("bot", "node-b", 600)  # type: ignore[attr-defined]
     assert not a.claim_hosted_seat("bot", "node-a", 600)  # type: ignore[attr-defined]
+    # A seat that is not renewed runs out on the database's clock.
+    assert a.claim_hosted_seat("other", "node-a", 0.5)  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 30
+    while not b.claim_hosted_seat("other", "node-b", 60):  # type: ignore[attr-defined]
+        assert time.monotonic() < deadline, "node-a's seat never ran out"
+        time.sleep(0.1)
 
 
 def test_only_the_node_holding_a_seat_gives_it_back(open_at: Callable[[], Store]) -> None:
