@@ -95,10 +95,10 @@ async def test_a_playing_bot_sees_no_host_paths_and_only_a_minimal_etc(arena: Ar
     assert version.status is BuildStatus.READY, arena.versions.build_log("curious", 1)
     outcome = await arena.play("curious")
     assert outcome.aborted is None
-    # Played outside the ladder, the run's stderr keeps the run's own name.
-    logs = list((arena.versions.version_dir("curious", 1) / "stderr").glob("run-*.log"))
-    assert len(logs) == 1, logs
-    text = logs[0].read_text()
+    # The run's stderr is kept in the store under its match (not on this disk).
+    kept = arena.versions.stderr("curious", 1, outcome.match_id)
+    assert kept is not None
+    text = kept.decode(errors="replace")
     found = probed(text)
     assert "cmdline 1" in found and "executable" in found, text
     assert_no_host_paths(text, arena)
