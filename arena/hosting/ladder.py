@@ -42,6 +42,7 @@ from arena.hosting.hosted import HostedBots
 from arena.hosting.seats import SEAT_LEASE_S, seated
 from arena.hosting.validation import ValidationResult, pending, play_validation
 from arena.hosting.versions import BotVersion
+from arena.storage.base import StorageError
 
 log = structlog.get_logger("arena.hosting.ladder")
 
@@ -222,10 +223,14 @@ class Ladder:
             # the next tick sees that. Said once per version, not every tick.
             key = (version.bot, version.version)
             loud = key not in self._not_validated and not isinstance(exc, SeatTakenError)
-            self._not_validated.add(key)
+            if loud:
+                self._not_validated.add(key)
             (log.warning if loud else log.debug)(
                 "validation_not_played", bot=version.bot, version=version.version,
                 error=str(exc))
+        except StorageError as exc:  # the store is away: a later tick tries again
+            log.warning("validation_not_played", bot=version.bot, version=version.version,
+                        error=str(exc))
         finally:
             self.playing.discard(version.bot)
             self._validating = False
@@ -280,7 +285,7 @@ class Ladder:
         except SeatTakenError as exc:  # another node seated it first: the next tick chooses again
             log.info("ladder_match_not_played", bots=names, error=str(exc))
             return None
-        except (HostingError, TimeoutError) as exc:
+        except (HostingError, TimeoutError, StorageError) as exc:
             log.warning("ladder_match_not_played", bots=names, error=str(exc))
             return None
         finally:

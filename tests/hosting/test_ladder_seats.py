@@ -257,3 +257,21 @@ async def test_validation_played_elsewhere_is_logged_once_per_version(two_nodes)
     loud = [e for e in noted if e["log_level"] not in ("debug",)]
     assert len(loud) == 1, noted
     assert loud[0]["bot"] == "solo" and loud[0]["version"] == 1
+
+
+async def test_a_store_that_fails_to_seat_a_bot_leaves_the_table_unplayed(
+        two_nodes, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.storage.base import StorageError
+
+    a, _ = two_nodes()
+    ready(a.versions, "solo")
+
+    def away(bot: str, lease_s: float) -> bool:
+        raise StorageError("the database is away")
+
+    monkeypatch.setattr(a.versions, "claim_seat", away)
+    task = await a.tick()
+    assert task is not None
+    assert await asyncio.wait_for(task, WAIT_S) is None
+    assert a.server.tables == [] and a.ladder.hosted.running == set()  # nothing started
+    assert a.ladder.playing == set()  # the next tick may choose it again
