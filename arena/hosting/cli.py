@@ -58,12 +58,13 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
 
 @contextlib.contextmanager
 def _versions(db: str) -> Iterator[VersionStore]:
-    """The versions in the store at ``db`` (its build cache on this machine)."""
-    from arena.storage import open_store
+    """The versions in the store at ``db`` (its build cache on this machine).
+    These commands work on a store that exists: a ``--db`` naming none (a
+    typo, an empty database, someone else's file) is refused untouched."""
+    from arena.storage import open_store, require_existing_store
 
-    if "://" not in db and not Path(db).exists():
-        raise HostingError(f"no arena store at {db!r}: create it with 'arena bots add NAME "
-                           f"--db {db}'")
+    require_existing_store(db, hint=f"check --db, or create the store with "
+                                    f"'arena bots add NAME --db {db}'")
     store = open_store(db)
     try:
         versions = VersionStore(store, build_cache(db))

@@ -5,7 +5,8 @@
     HostingError
     ├── ArchiveError     the upload is refused (traversal, links, size, format)
     ├── BuildError       the bot could not be built (its log says why)
-    └── SandboxError     the sandbox cannot be set up on this machine
+    ├── SandboxError     the sandbox cannot be set up on this machine
+    └── SeatTakenError   the bot plays a match on another node of the store now
 """
 
 from __future__ import annotations
@@ -25,3 +26,8 @@ class BuildError(HostingError):
 
 class SandboxError(HostingError):
     """The sandbox cannot run here (bubblewrap missing, limits unavailable)."""
+
+
+class SeatTakenError(HostingError):
+    """A hosted bot is seated at a table on another node of the store (it
+    plays one match at a time); it can be seated here once that one ends."""

@@ -19,6 +19,12 @@ one such match at a time, counted among the ladder's tables.
 Each table plays one game: the anchor's (a hosted version says its game in
 ``arena-bot.toml``; Muushig by default). Ladder matches are ordinary matches
 outside tournaments, so they count on the ladder standings of their game.
+
+Every node of a store runs a ladder, and any node can start any hosted bot:
+a hosted bot plays one match of the whole store at a time. The ladder
+leaves out the bots another node has seated and claims the seats of its
+table's hosted bots before it starts them (:mod:`.seats`); a table whose
+seat another node took first is not played, and the next tick chooses again.
 """
 
 from __future__ import annotations
@@ -31,10 +37,12 @@ from typing import Any, Callable
 
 import structlog
 
-from arena.hosting.errors import HostingError
+from arena.hosting.errors import HostingError, SeatTakenError
 from arena.hosting.hosted import HostedBots
+from arena.hosting.seats import SEAT_LEASE_S, seated
 from arena.hosting.validation import ValidationResult, pending, play_validation
 from arena.hosting.versions import BotVersion
+from arena.storage.base import StorageError
 
 log = structlog.get_logger("arena.hosting.ladder")
 
@@ -57,17 +65,19 @@ class LadderSettings:
     recent_penalty: float = 2.0  # rating points per match played in the last window
     house_bot: str | None = None
     claim_timeout_s: float = 20.0
+    seat_lease_s: float = SEAT_LEASE_S  # a hosted bot's seat lasts this long unrenewed
 
 
 @dataclass(frozen=True)
 class LadderSnapshot:
     """What one tick of the ladder knows, read off the event loop: the
-    ratings and removed bots (from the store) and the version each hosted
-    bot plays (one small file per bot, not its whole history)."""
+    ratings and removed bots, the version each hosted bot plays (one row per
+    bot, not its whole history) and the hosted bots other nodes have seated."""
 
     ratings: dict[tuple[str, str], tuple[float, float]]
     ready: list[BotVersion]
     removed: frozenset[str] = frozenset()
+    seated_elsewhere: frozenset[str] = frozenset()
 
 
 def choose_table(entrants: list[LadderEntrant], seats: int, *, settings: LadderSettings,
@@ -116,13 +126,19 @@ class Ladder:
         self.finished: list[str] = []  # match ids, newest last
         self.validated: list[ValidationResult] = []  # validation matches, newest last
         self._validating = False
+        # Versions whose validation match this node could not play, already
+        # logged: another node plays it for minutes, and every tick asks.
+        self._not_validated: set[tuple[str, int]] = set()
 
     async def read_snapshot(self) -> LadderSnapshot:
         """Store reads on the store's thread, version files on another: never
         on the loop that times the bots."""
         ratings, removed = await self.server.writer.read(self._store_reads)
-        ready = await asyncio.to_thread(self.hosted.ready_bots)
-        return LadderSnapshot(ratings, ready, removed)
+        ready, seated_elsewhere = await asyncio.to_thread(self._hosted_reads)
+        return LadderSnapshot(ratings, ready, removed, frozenset(seated_elsewhere))
+
+    def _hosted_reads(self) -> tuple[list[BotVersion], set[str]]:
+        return self.hosted.ready_bots(), self.hosted.versions.seated_elsewhere()
 
     def _store_reads(self) -> tuple[dict[tuple[str, str], tuple[float, float]], frozenset[str]]:
         removed = frozenset(b.name for b in self.server.store.list_bots() if b.removed)
@@ -135,13 +151,14 @@ class Ladder:
         ratings, removed = snapshot.ratings, snapshot.removed
         found = []
         for version in snapshot.ready:
-            if version.bot in self.playing or version.bot in removed or not version.validated:
+            if version.bot in self.playing or version.bot in removed or not version.validated \
+                    or version.bot in snapshot.seated_elsewhere:
                 continue
             mu, sigma = ratings.get((version.game, version.bot), (25.0, 25.0 / 3))
             last = max((t for t, names in self._recent if version.bot in names), default=0.0)
             found.append(LadderEntrant(version.bot, version.game, mu, sigma,
                                        len(version.matches), last))
-        hosted = {e.name for e in found} | self.playing
+        hosted = {e.name for e in found} | self.playing | snapshot.seated_elsewhere
         for name, game in self.server.ladder_bots():  # remote bots that opted in
             if name in hosted or name in removed:
                 continue
@@ -180,7 +197,8 @@ class Ladder:
         if self._validating:
             return None
         waiting = [v for v in pending(snapshot.ready)
-                   if v.bot not in self.playing and v.bot not in snapshot.removed]
+                   if v.bot not in self.playing and v.bot not in snapshot.removed
+                   and v.bot not in snapshot.seated_elsewhere]
         if not waiting:
             return None
         version = min(waiting, key=lambda v: v.created_at)
@@ -193,12 +211,26 @@ class Ladder:
 
     async def _validate(self, version: BotVersion) -> None:
         try:
-            result = await play_validation(self.server, self.hosted, version,
-                                           claim_timeout_s=self.settings.claim_timeout_s,
-                                           house_bot=self.settings.house_bot)
+            # Its bot may play its previous version on another node now.
+            async with seated(self.hosted.versions, [version.bot],
+                              lease_s=self.settings.seat_lease_s):
+                result = await play_validation(self.server, self.hosted, version,
+                                               claim_timeout_s=self.settings.claim_timeout_s,
+                                               house_bot=self.settings.house_bot)
             self.validated.append(result)
-        except HostingError as exc:  # removed or replaced meanwhile: the next tick sees it
-            log.warning("validation_not_played", bot=version.bot, error=str(exc))
+        except HostingError as exc:
+            # Another node plays it, or it was removed or replaced meanwhile:
+            # the next tick sees that. Said once per version, not every tick.
+            key = (version.bot, version.version)
+            loud = key not in self._not_validated and not isinstance(exc, SeatTakenError)
+            if loud:
+                self._not_validated.add(key)
+            (log.warning if loud else log.debug)(
+                "validation_not_played", bot=version.bot, version=version.version,
+                error=str(exc))
+        except StorageError as exc:  # the store is away: a later tick tries again
+            log.warning("validation_not_played", bot=version.bot, version=version.version,
+                        error=str(exc))
         finally:
             self.playing.discard(version.bot)
             self._validating = False
@@ -233,20 +265,28 @@ class Ladder:
         self.rng.shuffle(players)
         match_id: str | None = None
         try:
-            for name in names:
-                if name in hosted:  # remote bots that opted in are connected already
-                    await self.hosted.start(name)
-            outcome = await self.server.play_match(players, game=game,
-                                                   claim_timeout_s=self.settings.claim_timeout_s)
-            match_id = outcome.match_id
+            # Remote bots that opted in are on this node's lobby alone: only
+            # hosted ones need a seat of the store.
+            async with seated(self.hosted.versions, hosted, lease_s=self.settings.seat_lease_s):
+                try:
+                    for name in names:
+                        if name in hosted:  # remote bots are connected already
+                            await self.hosted.start(name)
+                    outcome = await self.server.play_match(
+                        players, game=game, claim_timeout_s=self.settings.claim_timeout_s)
+                    match_id = outcome.match_id
+                finally:  # stopped before its seat is given back
+                    for name in names:
+                        await self.hosted.stop(name, match_id)
             self._recent.append((time.time(), names))
             self.finished.append(match_id)
             log.info("ladder_match", match=match_id, bots=names, aborted=outcome.aborted)
             return match_id
-        except (HostingError, TimeoutError) as exc:
+        except SeatTakenError as exc:  # another node seated it first: the next tick chooses again
+            log.info("ladder_match_not_played", bots=names, error=str(exc))
+            return None
+        except (HostingError, TimeoutError, StorageError) as exc:
             log.warning("ladder_match_not_played", bots=names, error=str(exc))
             return None
         finally:
-            for name in names:
-                await self.hosted.stop(name, match_id)
             self.playing.difference_update(names)

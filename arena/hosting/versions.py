@@ -245,6 +245,19 @@ class VersionStore:
         return self.table.claim_hosted_validation(version.bot, version.version, self.node,
                                                   VALIDATION_LEASE_S)
 
+    # -- seats: a hosted bot plays one match of the store at a time -----------
+    def claim_seat(self, bot: str, lease_s: float) -> bool:
+        """This node seats ``bot`` (or renews its seat) for ``lease_s``
+        seconds; False while another node has it seated."""
+        return self.table.claim_hosted_seat(check_bot(bot), self.node, lease_s)
+
+    def release_seat(self, bot: str) -> None:
+        self.table.release_hosted_seat(check_bot(bot), self.node)
+
+    def seated_elsewhere(self) -> set[str]:
+        """The hosted bots another node of the store has seated now."""
+        return self.table.hosted_seats_elsewhere(self.node)
+
     def release_build(self, version: BotVersion) -> None:
         self.table.release_hosted_build(version.bot, version.version, self.node)
 

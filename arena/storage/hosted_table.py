@@ -21,6 +21,11 @@ on the database's clock as slot leases are (:mod:`arena.storage.queue`).
 One node plays a version's validation match, claimed the same way
 (``validation_node``, ``validation_until``).
 
+A hosted bot sits at one table of the whole store at a time: the node that
+seats it in a ladder or validation match holds its *seat* (``hosted_seats``:
+one row per bot, the node and until when), renews it while the match plays
+and gives it back at the end; a node that died loses it when it runs out.
+
 Records cross this module as plain dicts of the column names (JSON columns
 decoded); :class:`arena.hosting.versions.BotVersion` is built from them above.
 """
@@ -195,6 +200,39 @@ class HostedTable:
         with self.db.tx() as db:
             db.execute("UPDATE hosted_versions SET build_node = NULL, build_until = NULL"
                        " WHERE bot = ? AND version = ? AND build_node = ?", (bot, version, node))
+
+    def claim_hosted_seat(self, bot: str, node: str, lease_s: float) -> bool:
+        """``node`` seats ``bot`` for ``lease_s`` seconds of the database's
+        clock (or renews its own seat); False while another node's seat on
+        it is live. One statement: two nodes claiming at once, one wins."""
+        now = self.db.dialect.now
+        with self.db.tx() as db:
+            cur = db.execute(
+                f"INSERT INTO hosted_seats (bot, node, until) VALUES (?, ?, {now} + ?)"
+                " ON CONFLICT (bot) DO UPDATE SET node = excluded.node, until = excluded.until"
+                f" WHERE hosted_seats.node = excluded.node OR hosted_seats.until < {now}",
+                (bot, node, lease_s))
+            return cur.rowcount == 1
+
+    def release_hosted_seat(self, bot: str, node: str) -> None:
+        """``node``'s match with ``bot`` ended: any node may seat it again."""
+        with self.db.tx() as db:
+            db.execute("DELETE FROM hosted_seats WHERE bot = ? AND node = ?", (bot, node))
+
+    def release_node_seats(self, node: str) -> list[str]:
+        """Give back every seat ``node`` holds (a restarted node: the matches
+        they were for died with its old process); the bots released."""
+        with self.db.tx() as db:
+            rows = db.execute("DELETE FROM hosted_seats WHERE node = ? RETURNING bot",
+                              (node,)).fetchall()
+        return sorted(r[0] for r in rows)
+
+    def hosted_seats_elsewhere(self, node: str) -> set[str]:
+        """The hosted bots another node has seated now (its seat is live)."""
+        with self.db.read() as db:
+            rows = db.execute("SELECT bot FROM hosted_seats WHERE node <> ? AND until >= "
+                              f"{self.db.dialect.now}", (node,)).fetchall()
+        return {r[0] for r in rows}
 
     def keep_hosted_log(self, bot: str, version: int, name: str, data: bytes, *,
                         keep: int | None = None) -> None:

@@ -151,7 +151,7 @@ def locks_for(store: Any) -> NodeLocks:
 def claim_node(store: Any, reason: str = "server restarted") -> list[str]:
     """Hold this process's node name on ``store`` and close what an earlier
     run under that name left: its running matches are aborted and its slot
-    leases released at once. Returns the aborted match ids.
+    leases and hosted bots' seats released at once. Returns the aborted match ids.
 
     Raises :class:`NodeNameTakenError` if a running process holds the name."""
     locks = getattr(store, "_node_locks", None)
@@ -170,6 +170,11 @@ def claim_node(store: Any, reason: str = "server restarted") -> list[str]:
             released = store.release_node_leases(node)
             if released:
                 log.warning("storage.leases_released", node=node, slots=released)
+            # Hosted bots it had seated (arena.storage.hosted_table) play again.
+            seats = getattr(store, "release_node_seats", None)
+            freed = seats(node) if seats is not None else []
+            if freed:
+                log.warning("storage.hosted_seats_released", node=node, bots=freed)
         elif locks.alone(UNNAMED):
             aborted = store.abort_unfinished(reason)  # node-less matches: nobody runs them
             locks.together(UNNAMED)  # other unnamed processes may start beside this one

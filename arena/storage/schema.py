@@ -251,6 +251,16 @@ TEMPLATES: list[list[str]] = [
             FOREIGN KEY (bot, version) REFERENCES hosted_versions (bot, version)
                 ON DELETE CASCADE)""",
     ],
+    # 7: the hosted bots seated in a ladder or validation match right now,
+    # one row per bot (arena.storage.hosted_table): the node playing it and
+    # until when its lease runs, so two nodes never seat one hosted bot at
+    # once. Rows are ephemeral: never copied.
+    [
+        """CREATE TABLE hosted_seats (
+            bot TEXT PRIMARY KEY,
+            node TEXT NOT NULL,
+            until {real} NOT NULL)""",
+    ],
 ]
 SCHEMA_VERSION = len(TEMPLATES)
 

@@ -135,3 +135,41 @@ async def test_one_node_plays_a_versions_validation_match(nodes: Nodes) -> None:
     refused = [r for r in results if isinstance(r, HostingError)]
     assert len(played) == 1 and len(refused) == 1, results
     assert played[0].passed and nodes.b.versions.get("shared", 1).validated
+
+
+# A bot that takes its time (well within the decision limit): its ladder
+# match lasts long enough for the other node's ladder to tick meanwhile.
+SLOW_BOT = BOT.replace(b"    return random.choice(legal)",
+                       b"    import time\n    time.sleep(0.4)\n    return random.choice(legal)")
+
+
+async def test_a_hosted_bot_plays_one_ladder_match_of_the_two_nodes_at_a_time(
+        nodes: Nodes) -> None:
+    from arena.hosting.ladder import Ladder, LadderSettings
+
+    assert SLOW_BOT != BOT
+    version = await build(nodes.a.versions, submit(nodes.a.versions, "shared", SLOW_BOT, "bot.py"))
+    assert version.status is BuildStatus.READY
+    await asyncio.to_thread(nodes.a.versions.record_validation, version,
+                            {"passed": True, "match_id": None})
+    settings = LadderSettings(max_tables=1, claim_timeout_s=30)
+    on_a = Ladder(nodes.a.server, nodes.a.hosted, settings=settings)
+    on_b = Ladder(nodes.b.server, nodes.b.hosted, settings=settings)
+    plays_a = on_a.start_one(await on_a.read_snapshot())
+    assert plays_a is not None
+    plays_b = None
+    try:
+        async with asyncio.timeout(60):
+            while "shared" not in nodes.a.hosted.runs:  # A started it for its match
+                await asyncio.sleep(0.05)
+            plays_b = on_b.start_one(await on_b.read_snapshot())
+            while not (plays_b is None or plays_b.done() or "shared" in nodes.b.hosted.runs):
+                await asyncio.sleep(0.05)
+        assert not plays_a.done(), "A's match ended before B's ladder ticked: nothing was tested"
+        assert "shared" not in nodes.b.hosted.runs and (plays_b is None or plays_b.result() is None)
+    finally:
+        for task in (plays_a, plays_b):
+            if task is not None:
+                task.cancel()
+        await asyncio.gather(*(t for t in (plays_a, plays_b) if t is not None),
+                             return_exceptions=True)

@@ -127,3 +127,52 @@ def test_one_node_plays_a_versions_validation_match(open_at: Callable[[], Store]
     assert not b.claim_hosted_validation("bot", 1, "node-b", 600)  # type: ignore[attr-defined]
     a.save_hosted_version({**record, "validation": {"passed": True}})  # type: ignore[attr-defined]
     assert not a.claim_hosted_validation("bot", 1, "node-a", 600)  # played: nobody again
+
+
+def test_a_seated_bot_is_seated_by_one_node_until_its_seat_runs_out(
+        open_at: Callable[[], Store]) -> None:
+    a, b = open_at(), open_at()
+    assert a.claim_hosted_seat("bot", "node-a", 600)  # type: ignore[attr-defined]
+    assert not b.claim_hosted_seat("bot", "node-b", 600)  # type: ignore[attr-defined]
+    assert b.hosted_seats_elsewhere("node-b") == {"bot"}  # type: ignore[attr-defined]
+    assert a.hosted_seats_elsewhere("node-a") == set()  # type: ignore[attr-defined]
+    assert a.claim_hosted_seat("bot", "node-a", 600)  # type: ignore[attr-defined] # renewed
+    assert a.claim_hosted_seat("bot", "node-a", -1)  # type: ignore[attr-defined] # ran out
+    assert b.hosted_seats_elsewhere("node-b") == set()  # type: ignore[attr-defined]
+    assert b.claim_hosted_seat("bot", "node-b", 600)  # type: ignore[attr-defined]
+    assert not a.claim_hosted_seat("bot", "node-a", 600)  # type: ignore[attr-defined]
+    # A seat that is not renewed runs out on the database's clock.
+    assert a.claim_hosted_seat("other", "node-a", 0.5)  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 30
+    while not b.claim_hosted_seat("other", "node-b", 60):  # type: ignore[attr-defined]
+        assert time.monotonic() < deadline, "node-a's seat never ran out"
+        time.sleep(0.1)
+
+
+def test_only_the_node_holding_a_seat_gives_it_back(open_at: Callable[[], Store]) -> None:
+    a, b = open_at(), open_at()
+    assert a.claim_hosted_seat("bot", "node-a", 600)  # type: ignore[attr-defined]
+    b.release_hosted_seat("bot", "node-b")  # type: ignore[attr-defined]
+    assert not b.claim_hosted_seat("bot", "node-b", 600)  # type: ignore[attr-defined]
+    a.release_hosted_seat("bot", "node-a")  # type: ignore[attr-defined]
+    assert b.claim_hosted_seat("bot", "node-b", 600)  # type: ignore[attr-defined]
+
+
+def test_two_nodes_claiming_one_seat_at_once_one_wins(open_at: Callable[[], Store]) -> None:
+    nodes = [open_at(), open_at()]
+    for round_ in range(10):
+        bot = f"bot{round_}"
+        won: list[bool] = []
+        start = threading.Barrier(len(nodes))
+
+        def claim(store: Any, node: str) -> None:
+            start.wait()
+            won.append(store.claim_hosted_seat(bot, node, 600))
+
+        threads = [threading.Thread(target=claim, args=(s, f"node-{i}"))
+                   for i, s in enumerate(nodes)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert sorted(won) == [False, True], (bot, won)

@@ -83,6 +83,16 @@ async def test_a_restarted_node_releases_its_old_leases_at_once(db_location):
             assert lease is not None and lease.slot.slot == 0  # no 10 minutes to wait out
 
 
+async def test_a_restarted_node_gives_back_its_hosted_bots_seats_at_once(db_location):
+    old = open_store(db_location, node="node-a")
+    assert old.claim_hosted_seat("hosted-bot", "node-a", 600.0)
+    old.close()  # the node dies mid-match, the bot seated for 10 minutes
+    with stores_at(db_location, "node-a", "node-b") as (store, other):
+        assert not other.claim_hosted_seat("hosted-bot", "node-b", 90.0)
+        async with serving(store):
+            assert other.claim_hosted_seat("hosted-bot", "node-b", 90.0)  # no 10 minutes
+
+
 HOLDER = """
 import asyncio, sys, time
 from arena.server.config import ServerConfig
