@@ -160,7 +160,8 @@ class TournamentConfig:
                          "max_tables": self.schedule.max_tables,
                          "tables": self.schedule.tables,
                          "house_bot": self.schedule.house_bot},
-            "entrants": [{"name": e.bot, "hosted": True, "version": e.version} if e.hosted else
+            "entrants": [{"name": e.name, "hosted": True, "bot": e.bot, "version": e.version}
+                         if e.hosted else
                          {"name": e.name,
                           "command": None if e.command is None else list(e.command),
                           "cwd": None if e.cwd is None else str(e.cwd),
@@ -474,6 +475,8 @@ def config_from_wire(wire: dict[str, Any]) -> TournamentConfig:
     doc = strip(wire)
     entrants = doc.pop("entrants", [])
     for entrant in entrants:
+        if entrant.get("hosted") and "bot" in entrant:  # stored under its seat name
+            entrant["name"] = entrant.pop("bot")
         if not entrant.get("remote"):
             entrant.pop("remote", None)
         else:

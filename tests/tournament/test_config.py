@@ -164,7 +164,9 @@ def test_a_hosted_version_sits_as_name_dot_v_number_beside_its_other_versions():
     assert not config.entrants[2].hosted
     # Stored and read back (a resume, another node) it is the same file.
     assert config_from_wire(config.to_wire()).entrants == config.entrants
-    assert config.to_wire()["entrants"][0] == {"name": "mybot", "hosted": True, "version": 7}
+    # What the pages and the API read of it is the name it sits under.
+    assert config.to_wire()["entrants"][0] == {"name": "mybot.v7", "hosted": True,
+                                               "bot": "mybot", "version": 7}
 
 
 def test_unreadable_and_invalid_files(tmp_path):
