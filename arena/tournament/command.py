@@ -126,6 +126,12 @@ def check_workers(args: Any, config: TournamentConfig) -> None:
     """What ``--workers N`` needs of the tournament, checked before it is created."""
     if args_workers(args) == 1:
         return
+    hosted = [e.name for e in config.entrants if e.hosted]
+    if hosted:
+        raise TournamentCommandError(
+            f"--workers needs a command for every entrant; {', '.join(hosted)} are hosted "
+            "versions, started in a sandbox for each match by one process: play this "
+            "tournament without --workers")
     remote = [e.name for e in config.entrants if e.command is None]
     if remote:
         raise TournamentCommandError(

@@ -124,4 +124,13 @@ async def test_arena_tournament_starts_the_hosted_versions_of_its_store(tmp_path
     seat = match.players.index("mybot.v1")
     assert not match.faults[seat].autopilot and match.faults[seat].timeouts == 0
     assert VersionStore(store, tmp_path / "hosted").get("mybot", 1).matches == [match.id]
+    [record] = store.list_tournaments()
     store.close()
+    verify = subprocess.run([sys.executable, "-m", "arena.cli", "verify", record.id, "--db",
+                             str(db)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    # One process starts the runs: --workers is refused with the reason.
+    workers = subprocess.run([sys.executable, "-m", "arena.cli", "tournament", str(path), "--db",
+                              str(tmp_path / "b.db"), "--port", "0", "--workers", "2"],
+                             capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert workers.returncode == 2 and "mybot.v1 are hosted versions" in workers.stderr
