@@ -152,6 +152,22 @@ class Arena:
         self._hosted_ladder = hosted_ladder
         self.hosted_service: Any = None
 
+    def host_versions(self, db: str) -> None:
+        """Before ``start()``: run hosted bots' stored versions when asked
+        (a tournament's hosted entrants), without the ladder."""
+        if self.hosting is None:
+            from arena.hosting.service import build_cache
+            from arena.hosting.versions import VersionStore
+            from arena.web.hosting_api import Hosting
+
+            self.hosting = Hosting(VersionStore(self.store, build_cache(db)))
+        self._hosted = True
+
+    @property
+    def hosted_bots(self) -> Any:
+        """The running hosted bots (``arena.hosting.hosted.HostedBots``), if any."""
+        return self.hosted_service.hosted if self.hosted_service is not None else None
+
     @property
     def port(self) -> int | None:
         return self.server.port

@@ -59,13 +59,13 @@ class HostedRun:
 
 
 def sandbox_spec(version: BotVersion, app: Path, socket_path: Path, token: str,
-                 limits: SandboxLimits) -> SandboxSpec:
+                 limits: SandboxLimits, name: str | None = None) -> SandboxSpec:
     relay = [sandbox_python(), "-I", "/arena/relay.py", "--port", str(INSIDE_PORT),
              "--to", INSIDE_SOCKET, "--log-cap", str(LOG_CAP_BYTES), "--"]
     return SandboxSpec(
         command=[*relay, *interpreter_command(version.run)], app_dir=app,
         env={"ARENA_HOST": "127.0.0.1", "ARENA_PORT": str(INSIDE_PORT), "ARENA_TOKEN": token,
-             "ARENA_NAME": version.bot, "ARENA_MAX_MATCHES": "1", "PYTHONUNBUFFERED": "1"},
+             "ARENA_NAME": name or version.bot, "ARENA_MAX_MATCHES": "1", "PYTHONUNBUFFERED": "1"},
         mounts=[*python_mounts(), Mount(_RELAY, "/arena/relay.py"),
                 Mount(socket_path, INSIDE_SOCKET)],
         limits=limits)
@@ -108,8 +108,10 @@ class HostedBots:
         return self.versions.ready_bots()
 
     async def retire(self, bot: str, removed: bool) -> None:
-        """Stop ``bot``'s run and revoke every token it holds, now."""
-        await self.stop(bot)
+        """Stop ``bot``'s runs (its own and its versions seated under other
+        names) and revoke every token it holds, now."""
+        for seat in [s for s, run in self.runs.items() if run.version.bot == bot or s == bot]:
+            await self.stop(seat)
         revoked = self.tokens.revoke_bot(bot)
         log.info("hosted_bot_retired", bot=bot, removed=removed, tokens=revoked)
 
@@ -123,16 +125,31 @@ class HostedBots:
             raise HostingError(f"bot {bot!r} has no ready version to play")
         if version_number is not None and version.version != version_number:
             raise HostingError(f"bot {bot!r} v{version_number} no longer is the version that plays")
-        if bot in self.runs and self.runs[bot].alive:
-            return self.runs[bot]
+        return await self._run(version, bot)
+
+    async def start_version(self, bot: str, version_number: int, seat: str) -> HostedRun:
+        """Start version ``version_number`` of ``bot``, whichever version is
+        active, under the name ``seat`` (a tournament seats two versions of
+        one bot side by side, e.g. ``mybot.v6`` and ``mybot.v7``)."""
+        if await asyncio.to_thread(self.versions.is_removed, bot):
+            raise HostingError(f"bot {bot!r} was removed; it no longer plays")
+        version = await asyncio.to_thread(self.versions.get, bot, version_number)
+        if version.status is not BuildStatus.READY:
+            raise HostingError(f"{bot} v{version_number} is {version.status.value}, not ready "
+                               f"to play{': ' + version.reason if version.reason else ''}")
+        return await self._run(version, seat)
+
+    async def _run(self, version: BotVersion, seat: str) -> HostedRun:
+        if seat in self.runs and self.runs[seat].alive:
+            return self.runs[seat]
         # Built on another node of the store: built here first, from the upload.
         app = await ensure_built(self.versions, version)
         run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
         stderr_path = await asyncio.to_thread(self.versions.stderr_path, version, f"run-{run_id}")
-        token = self.tokens.issue(bot)
+        token = self.tokens.issue(seat)
         sock = await RunSocket.open(self.listen, self.socket_dir / f"{secrets.token_hex(4)}.sock",
-                                  bot)  # short: a Unix socket path has at most 107 bytes
-        spec = sandbox_spec(version, app, sock.path, token, self.limits)
+                                  seat)  # short: a Unix socket path has at most 107 bytes
+        spec = sandbox_spec(version, app, sock.path, token, self.limits, name=seat)
         try:
             with open(stderr_path, "wb") as stderr:
                 sandbox = Sandbox(spec, stderr=stderr.fileno())
@@ -141,8 +158,9 @@ class HostedBots:
             self.tokens.revoke(token)
             sock.close()
             raise
-        run = self.runs[bot] = HostedRun(version, sandbox, stderr_path, time.time(), token, sock)
-        log.info("hosted_bot_started", bot=bot, version=version.version, pid=sandbox.pid)
+        run = self.runs[seat] = HostedRun(version, sandbox, stderr_path, time.time(), token, sock)
+        log.info("hosted_bot_started", bot=version.bot, seat=seat, version=version.version,
+                 pid=sandbox.pid)
         return run
 
     async def stop(self, bot: str, match_id: str | None = None) -> None:

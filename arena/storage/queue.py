@@ -124,6 +124,22 @@ class SlotQueue:
                               " ORDER BY slot", (tournament_id, *args)).fetchall()
         return [scheduled(r) for r in rows]
 
+    def leased_elsewhere(self, tournament_ids: list[str], node: str, *,
+                         now: float | None = None) -> int:
+        """Unfinished slots of these tournaments that a live lease of a node
+        other than ``node`` holds: the tables other nodes are seating or
+        playing for them now. A node that died stops counting once its
+        leases run out."""
+        if not tournament_ids:
+            return 0
+        clock, args = self._clock(now)
+        marks = ", ".join("?" for _ in tournament_ids)
+        with self.db.read() as db:
+            row = db.execute(f"SELECT COUNT(*) FROM schedule WHERE tournament_id IN ({marks})"
+                             f" AND match_id IS NULL AND lease_until >= {clock}"
+                             " AND lease_node <> ?", (*tournament_ids, *args, node)).fetchone()
+        return int(row[0])
+
     def _clock(self, now: float | None) -> tuple[str, tuple[float, ...]]:
         """SQL for "now" and its parameters: the database's clock, or ``now``."""
         return (self.db.dialect.now, ()) if now is None else ("?", (now,))

@@ -5,7 +5,8 @@ starts a match of each whose bots are all free: connected and waiting in
 the lobby, or hosted with no run going. A bot plays one challenge match at
 a time, and challenge tables stay within the share of the running tables
 the limits allow (:func:`arena.tournament.challenge.may_start`), so the
-ladder keeps its capacity. A match whose bot is taken meanwhile (the claim
+ladder keeps its capacity; on a store several nodes share, the share
+counts every node's tables (:func:`tables_elsewhere`). A match whose bot is taken meanwhile (the claim
 times out) is simply tried again later; one that is aborted counts an
 attempt, and a match aborted ``max_attempts`` times is given up. A
 challenge ends (``finished``) once every match is played or given up.
@@ -31,7 +32,8 @@ from typing import Any, Protocol
 import structlog
 
 from arena.server.matches import PlayerSpec
-from arena.storage.base import ScheduledMatch, StorageError, TournamentRecord, TournamentStatus
+from arena.storage.base import (MatchStatus, ScheduledMatch, StorageError, Store,
+                                TournamentRecord, TournamentStatus)
 from arena.storage.queue import SlotQueue
 from arena.tournament.challenge import (
     ChallengeLimits,
@@ -58,6 +60,22 @@ class HostedRuns(Protocol):
     async def start(self, bot: str) -> Any: ...
 
     async def stop(self, bot: str, match_id: str | None = None) -> None: ...
+
+
+def tables_elsewhere(store: Store, challenge_ids: list[str], node: str,
+                     own: set[str]) -> tuple[int, int]:
+    """(the store's thread) Tables the other nodes of the store hold now:
+    (challenge tables, other tables). Challenge tables are the challenge
+    slots another node holds a live lease on (its match seating or playing);
+    the others are the running matches not this node's (``own``) of no open
+    challenge. A store no other node shares has none."""
+    if not isinstance(store, SlotQueue):
+        return 0, 0
+    challenges = store.leased_elsewhere(challenge_ids, node)
+    ids = set(challenge_ids)
+    running = store.list_matches(status=MatchStatus.RUNNING, limit=100_000)
+    others = sum(1 for m in running if m.id not in own and m.tournament_id not in ids)
+    return challenges, others
 
 
 def open_challenges(store: Any) -> list[tuple[TournamentRecord, list[ScheduledMatch]]]:
@@ -122,6 +140,12 @@ class ChallengeService:
         if self.hosted is not None:
             ready = await asyncio.to_thread(self.hosted.ready_bots)
             hosted_ready = {v.bot for v in ready} - set(self.hosted.runs) - self.ladder_playing
+        # The share is the store's, not this node's: the other nodes' tables
+        # count too (read once a tick; two nodes deciding in the same instant
+        # may each start one table past it, never more).
+        away_challenges, away_others = await server.writer.read(
+            tables_elsewhere, server.store, [r.id for r, _ in challenges], self.node,
+            server.playing_match_ids())
         for record, schedule in challenges:
             mine = {slot for (cid, slot) in self._playing if cid == record.id}
             if is_done(schedule, self.limits):
@@ -130,9 +154,9 @@ class ChallengeService:
                     log.info("challenge_finished", challenge=record.id)
                 continue
             for slot in next_slots(schedule, mine, self.limits):
-                if not may_start(len(self._playing),
-                                 len(server.playing_match_ids()) - len(self._playing),
-                                 self.limits):
+                if not may_start(len(self._playing) + away_challenges,
+                                 len(server.playing_match_ids()) - len(self._playing)
+                                 + away_others, self.limits):
                     return
                 names = [n for n in slot.players if house_strategy(n) is None]
                 free = (set(server.idle_bots()) | hosted_ready) - self._busy()

@@ -126,6 +126,12 @@ def check_workers(args: Any, config: TournamentConfig) -> None:
     """What ``--workers N`` needs of the tournament, checked before it is created."""
     if args_workers(args) == 1:
         return
+    hosted = [e.name for e in config.entrants if e.hosted]
+    if hosted:
+        raise TournamentCommandError(
+            f"--workers needs a command for every entrant; {', '.join(hosted)} are hosted "
+            "versions, started in a sandbox for each match by one process: play this "
+            "tournament without --workers")
     remote = [e.name for e in config.entrants if e.command is None]
     if remote:
         raise TournamentCommandError(
@@ -182,6 +188,8 @@ async def run_tournament_command(args: Any, base: ServerConfig,
             hub = BridgedHub(publish_own=False)  # it hears the workers' matches
         arena = make_arena(server_config, store, hub)
         server = arena.server
+        if any(e.hosted for e in config.entrants):  # their stored versions play here
+            arena.host_versions(args.db)
         await arena.start()
         page = (f"http://{server_config.host}:{arena.http_port}/tournaments/{record.id}"
                 if arena.http_port else None)
@@ -202,9 +210,10 @@ async def run_tournament_command(args: Any, base: ServerConfig,
         else:
             try:
                 runner = new_runner(server, config, record, node=node, lease_s=args_lease(args),
-                                    on_progress=display.update)
+                                    on_progress=display.update,
+                                    hosted=getattr(arena, "hosted_bots", None))
             except (TournamentError, TournamentCommandError) as exc:
-                await server.stop()
+                await arena.stop()
                 print(f"arena tournament: {exc}", file=sys.stderr)
                 return 2
             outcome = await _play_here(runner, display, record, args.db, loop)

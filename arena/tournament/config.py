@@ -72,7 +72,7 @@ SCHEDULE_KEYS = frozenset({"kind", "max_tables", "tables", "house_bot", "until_s
 GAUNTLET_KEYS = ("challenger", "max_sets", "alpha", "effect")
 MAX_ROUNDS = 1000
 DEFAULT_MAX_EXTRA_MATCHES = 100
-ENTRANT_KEYS = frozenset({"name", "command", "cwd", "remote"})
+ENTRANT_KEYS = frozenset({"name", "command", "cwd", "remote", "hosted", "version"})
 
 
 class ConfigError(TournamentError, ValueError):
@@ -119,6 +119,14 @@ class Entrant:
     command: tuple[str, ...] | None = None  # local bot started by the arena
     cwd: Path | None = None
     remote: bool = False
+    # A hosted bot's version (arena/tournament/hosted_entrant.py): ``name`` is
+    # its seat, ``bot`` + ".v" + version, so two versions may sit together.
+    bot: str | None = None
+    version: int | None = None
+
+    @property
+    def hosted(self) -> bool:
+        return self.version is not None
 
     @property
     def local(self) -> bool:
@@ -152,7 +160,9 @@ class TournamentConfig:
                          "max_tables": self.schedule.max_tables,
                          "tables": self.schedule.tables,
                          "house_bot": self.schedule.house_bot},
-            "entrants": [{"name": e.name,
+            "entrants": [{"name": e.name, "hosted": True, "bot": e.bot, "version": e.version}
+                         if e.hosted else
+                         {"name": e.name,
                           "command": None if e.command is None else list(e.command),
                           "cwd": None if e.cwd is None else str(e.cwd),
                           "remote": e.remote} for e in self.entrants],
@@ -243,6 +253,8 @@ def _entrant(raw: Any, index: int, base_dir: Path) -> Entrant:
     problem = bot_name_problem(name)  # the bot port's rule: an entrant is a bot
     if problem is not None:
         raise ConfigError(where + "name", problem)
+    if "hosted" in raw or "version" in raw:
+        return _hosted_entrant(raw, where, name, _int(raw, "version", where, None, minimum=1))
     remote = _bool(raw, "remote", where, False)
     command = raw.get("command")
     if remote and command is not None:
@@ -250,7 +262,8 @@ def _entrant(raw: Any, index: int, base_dir: Path) -> Entrant:
                           "either command or remote = true, not both")
     if not remote and command is None:
         raise ConfigError(where + "command", f"entrant {name!r} needs command = [...] "
-                          "(a bot the arena starts) or remote = true")
+                          "(a bot the arena starts), remote = true, or hosted = true with "
+                          "version = N")
     if remote:
         if "cwd" in raw:
             raise ConfigError(where + "cwd", "only a local entrant (command) has a cwd")
@@ -265,6 +278,26 @@ def _entrant(raw: Any, index: int, base_dir: Path) -> Entrant:
     cwd_text = _str(raw, "cwd", where, None)
     cwd = base_dir if cwd_text is None else (base_dir / cwd_text).resolve()
     return Entrant(name=name, command=(program, *command[1:]), cwd=cwd)
+
+
+def _hosted_entrant(raw: dict[str, Any], where: str, bot: str, version: int | None) -> Entrant:
+    """``{name = "mybot", hosted = true, version = 7}``: that stored version,
+    seated as ``mybot.v7`` (the name its results and the schedule use)."""
+    if raw.get("hosted") is not True:
+        raise ConfigError(where + "hosted", "version = N names a hosted bot's version: "
+                          "give hosted = true with it")
+    if version is None:
+        raise ConfigError(where + "version", f"hosted entrant {bot!r} needs version = N "
+                          "(the stored version that plays: 'arena bots versions' lists them)")
+    for key in ("command", "cwd", "remote"):
+        if key in raw:
+            raise ConfigError(where + key, "a hosted entrant is started by the arena from "
+                              "its stored version; it has no " + key)
+    seat = f"{bot}.v{version}"
+    if bot_name_problem(seat) is not None:
+        raise ConfigError(where + "name", f"{bot!r} with version {version} sits as {seat!r}, "
+                          f"which is not a bot name ({BOT_NAME_RULE}): shorter bot names only")
+    return Entrant(name=seat, bot=bot, version=version)
 
 
 def parse_config(doc: dict[str, Any], *, base_dir: Path | str = ".",
@@ -442,6 +475,8 @@ def config_from_wire(wire: dict[str, Any]) -> TournamentConfig:
     doc = strip(wire)
     entrants = doc.pop("entrants", [])
     for entrant in entrants:
+        if entrant.get("hosted") and "bot" in entrant:  # stored under its seat name
+            entrant["name"] = entrant.pop("bot")
         if not entrant.get("remote"):
             entrant.pop("remote", None)
         else:

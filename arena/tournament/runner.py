@@ -45,6 +45,7 @@ from arena.tournament.extension import is_reserve, reserve_groups, separated, st
 from arena.storage.deal_keys import (DealKeyring, KeyringError, store_directory,
                                      store_in_memory)
 from arena.tournament.host import MatchHost
+from arena.tournament.hosted_entrant import HostedEntrants, HostedStarter
 from arena.tournament.plan import house_strategy, plan_parts, scheduled_matches
 from arena.tournament import growth
 from arena.tournament.reveals import deck_set, deck_set_over, is_sealed, reveal_messages
@@ -190,7 +191,7 @@ class TournamentRunner:
     def __init__(self, server: MatchHost, config: TournamentConfig, record: TournamentRecord,
                  *, on_progress: Callable[[int, int], None] | None = None,
                  claim_timeout_s: float = 120.0, local_claim_timeout_s: float = 20.0,
-                 log_dir: Path | None = None) -> None:
+                 log_dir: Path | None = None, hosted: HostedStarter | None = None) -> None:
         self.server = server
         self.store = server.store
         self.config = config
@@ -207,6 +208,8 @@ class TournamentRunner:
         # nodes keep theirs: the tournament outlives the run.)
         self._temporary_logs = log_dir is None and store_in_memory(self.store)
         self.local = LocalBots(self.log_dir, node=getattr(self.store, "node", None))
+        self.hosted = HostedEntrants(config, hosted, idle_bots=server.idle_bots,
+                                     wait_s=local_claim_timeout_s)
         self.failures: dict[int, int] = {}
         self.absent: dict[str, int] = {}  # bot -> matches it was not there for
         self.stopped_separated = False  # the reserve was left because the field separated
@@ -357,19 +360,24 @@ class TournamentRunner:
         tid = self.record.id
         await self.server.writer.note_attempt(tid, slot.slot)
         await self._await_local_bots(slot.players)
-        players = [self._player(name) for name in slot.players]
         limits = TimeLimits(self.config.limits.decision_ms, self.config.limits.bank_ms,
                         self.server.config.timeouts_before_autopilot)
         sealed = is_sealed(self.store.get_schedule(tid), slot)
         for attempt in range(3):
+            hosted = await self.hosted.seat(slot.players)  # a run per match
+            players = [self._player(name) for name in slot.players]
             # The table completes the slot in the match's finishing transaction:
             # a crash can leave the slot open or done, never a match counted
             # without its slot (which a resume would play again).
-            outcome = await self.server.play_match(
-                players, seed=slot.seed, rules=dict(self.config.rules) or None,
-                tournament_id=tid, claim_timeout_s=self.claim_timeout_s, limits=limits,
-                deal_key=self.deal_key, slot=(tid, slot.slot), game=self.config.game,
-                sealed=sealed)
+            outcome = None
+            try:
+                outcome = await self.server.play_match(
+                    players, seed=slot.seed, rules=dict(self.config.rules) or None,
+                    tournament_id=tid, claim_timeout_s=self.claim_timeout_s, limits=limits,
+                    deal_key=self.deal_key, slot=(tid, slot.slot), game=self.config.game,
+                    sealed=sealed)
+            finally:
+                await self.hosted.leave(hosted, outcome.match_id if outcome else None)
             self._note_presence(slot.players, outcome.absent)
             if outcome.result is not None:
                 if sealed:
@@ -409,6 +417,10 @@ class TournamentRunner:
         if house is not None:
             return PlayerSpec(name=name, house=house)
         bot = self.local.bots.get(name)
+        if name in self.hosted.entrants:  # its run is in the lobby, or it did not start
+            hosted = self.hosted.token_hash(name)
+            return PlayerSpec(name=name, stand_in=True, claim_timeout_s=1.0 if hosted else 0.0,
+                              token_hash=hosted)
         if name in self._missing or (bot is not None and bot.failing):
             timeout = 0.0  # take it if it is there now, do not wait again
         else:

@@ -76,6 +76,9 @@ class SharedTournamentRunner(TournamentRunner):
         if self.config.schedule.until_separated:
             raise TournamentError("--until-separated decides after each deck set which slots "
                                   "to play: run it on one node (without --node)")
+        if self.hosted.entrants:  # their runs start per match on the node that plays it
+            raise TournamentError("hosted entrants are played by one node: run this "
+                                  "tournament without --node")
         self.queue = queue
         self.node = queue.node
         self.played: list[int] = []  # slots this node finished

@@ -49,8 +49,8 @@ def waiting_for(store: Store, record: TournamentRecord) -> Waiting | None:
     slots = open_slots(record.id)
     if not slots:
         return None
-    local = {e.get("name") for e in record.config.get("entrants") or []
-             if isinstance(e, dict) and e.get("command") is not None}
+    local = {e.get("name") for e in record.config.get("entrants") or []  # the arena starts
+             if isinstance(e, dict) and (e.get("command") is not None or e.get("hosted"))}
     first = slots[0]
     present = store.present_bots()
     names = [p for p in dict.fromkeys(first.players)

@@ -333,6 +333,10 @@ async def create_tournament(request: web.Request) -> web.Response:
         # operator runs locally, not for anything that arrives over HTTP.
         raise ApiError(400, "entrants with a 'command' cannot be created over HTTP "
                             f"({', '.join(local)}); use remote = true (registered bots)")
+    hosted = [x.name for x in config.entrants if x.hosted]
+    if hosted:  # their runs start from the store's versions where 'arena tournament' runs
+        raise ApiError(400, f"hosted entrants ({', '.join(hosted)}) play with 'arena "
+                            "tournament FILE --db STORE', not in a tournament created over HTTP")
     tid = request.query.get("id")
     tid = check_name(tid, "tournament id") if tid is not None else _new_id(config.name)
     if is_challenge_id(tid):

@@ -33,11 +33,11 @@ def is_house_entrant(name: str) -> bool:
 
 def local_entrants(tournaments: Iterable[TournamentRecord]) -> set[str]:
     """Names the arena started itself: entrants with a ``command`` in a
-    stored tournament config."""
+    stored tournament config, and hosted versions seated as entrants."""
     names: set[str] = set()
     for t in tournaments:
         for entrant in (t.config or {}).get("entrants") or []:
-            if isinstance(entrant, dict) and entrant.get("command"):
+            if isinstance(entrant, dict) and (entrant.get("command") or entrant.get("hosted")):
                 names.add(str(entrant.get("name")))
     return names
 

@@ -17,14 +17,15 @@ _WHY = {
     "local": "one process for the whole tournament, with a writable working directory",
     "remote": "its own program, wherever it runs",
 }
+HOSTED = "hosted"  # a new sandbox for each match, nothing writable kept: it cannot
 
 
 def entrant_kinds(config: dict[str, Any]) -> list[tuple[str, str]]:
-    """(name, "local" | "remote") of each entrant of a stored config."""
+    """(name, "local" | "remote" | "hosted") of each entrant of a stored config."""
     kinds = []
     for entrant in config.get("entrants") or []:
         if isinstance(entrant, dict) and isinstance(entrant.get("name"), str):
-            kinds.append((entrant["name"],
+            kinds.append((entrant["name"], HOSTED if entrant.get("hosted") else
                           "local" if entrant.get("command") is not None else "remote"))
     return kinds
 
@@ -36,7 +37,10 @@ def memory_section(config: dict[str, Any]) -> str:
     kinds = entrant_kinds(config)
     if not kinds:
         return ""
-    rows = "".join(f'<li data-entrant="{e(name)}" data-memory="yes"><strong>{e(name)}</strong>'
+    rows = "".join(f'<li data-entrant="{e(name)}" data-memory="no"><strong>{e(name)}</strong>'
+                   f" ({kind}): could not -- a new sandbox for every match</li>"
+                   if kind == HOSTED else
+                   f'<li data-entrant="{e(name)}" data-memory="yes"><strong>{e(name)}</strong>'
                    f' ({kind}): could remember earlier rotations -- {_WHY[kind]}</li>'
                    for name, kind in kinds)
     return (
@@ -46,6 +50,7 @@ def memory_section(config: dict[str, Any]) -> str:
         "bot sees the cards played in tricks and may remember them. Which entrants could "
         "have carried memory from one rotation to the next:</p>"
         f'<ul class="memory">{rows}</ul>'
-        "<p>House bots keep nothing between matches. Hosted bots, started fresh in a new "
-        "sandbox for every match, could not; a tournament does not seat them yet.</p>"
+        "<p>House bots keep nothing between matches. Hosted versions are started fresh "
+        "in a new sandbox for every match, with nothing they wrote kept, so they could "
+        "not.</p>"
         "</section>")

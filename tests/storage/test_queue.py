@@ -94,6 +94,22 @@ def test_finishing_ends_the_lease_and_a_late_replay_is_refused(store):
         _finish(store, 0, "m-a")  # node-a was only slow: its result does not count twice
 
 
+def test_leased_elsewhere_counts_other_nodes_live_unfinished_slots(store):
+    _tournament(store, "t1", n=3)
+    _tournament(store, "t2", n=2)
+    store.lease_slot("t1", 0, "node-a", LEASE, now=100.0)
+    store.lease_slot("t1", 1, "node-b", LEASE, now=100.0)
+    store.lease_slot("t2", 0, "node-b", LEASE, now=100.0)
+    store.lease_slot("t1", 2, "node-b", LEASE, now=100.0)
+    _finish(store, 2, "m2")  # played out: no table any more
+    assert store.leased_elsewhere(["t1", "t2"], "node-a", now=110.0) == 2
+    assert store.leased_elsewhere(["t1"], "node-a", now=110.0) == 1
+    assert store.leased_elsewhere(["t1", "t2"], "node-b", now=110.0) == 1
+    assert store.leased_elsewhere([], "node-a", now=110.0) == 0
+    # A node that died holds nothing once its leases ran out.
+    assert store.leased_elsewhere(["t1", "t2"], "node-a", now=131.0) == 0
+
+
 def test_queue_errors(store):
     with pytest.raises(NotFoundError):
         store.claim_slot("nope", "node-a", LEASE)

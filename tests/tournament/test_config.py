@@ -121,7 +121,19 @@ def test_top_level_errors_name_the_key(tmp_path, snippet, key, words):
     ('[[entrant]]\nremote = true', "entrant[0].name", "required"),
     ('[[entrant]]\nname = "a b"\nremote = true', "entrant[0].name", "letters, digits"),
     ('[[entrant]]\nname = "house-x-1"\nremote = true', "entrant[0].name", "reserved"),
-    ('[[entrant]]\nname = "a"', "entrant[0].command", "or remote = true"),
+    ('[[entrant]]\nname = "a"', "entrant[0].command", "remote = true, or hosted = true"),
+    ('[[entrant]]\nname = "a"\nhosted = true', "entrant[0].version", "needs version = N"),
+    ('[[entrant]]\nname = "a"\nversion = 2', "entrant[0].hosted", "give hosted = true"),
+    ('[[entrant]]\nname = "a"\nhosted = true\nversion = 0', "entrant[0].version",
+     "at least 1"),
+    ('[[entrant]]\nname = "a"\nhosted = true\nversion = 2\nremote = true',
+     "entrant[0].remote", "no remote"),
+    ('[[entrant]]\nname = "a"\nhosted = true\nversion = 2\ncommand = ["x"]',
+     "entrant[0].command", "no command"),
+    ('[[entrant]]\nname = "' + "b" * 30 + '"\nhosted = true\nversion = 12', "entrant[0].name",
+     "shorter bot names"),
+    ('[[entrant]]\nname = "a"\nhosted = true\nversion = 2\n'
+     '[[entrant]]\nname = "a"\nhosted = true\nversion = 2', "entrant[1].name", "used twice"),
     ('[[entrant]]\nname = "a"\nremote = true\ncommand = ["x"]', "entrant[0].command",
      "not both"),
     ('[[entrant]]\nname = "a"\ncommand = []', "entrant[0].command", "non-empty list"),
@@ -135,6 +147,26 @@ def test_entrant_errors_name_the_entrant(entrants, key, words):
     with pytest.raises(ConfigError) as info:
         parse_config(tomllib.loads('name = "cup"\n' + entrants + "\n"))
     assert info.value.key == key and words in str(info.value)
+
+
+def test_a_hosted_version_sits_as_name_dot_v_number_beside_its_other_versions():
+    from arena.tournament.config import config_from_wire
+
+    config = parse_config(tomllib.loads(
+        'name = "v7 or v6"\n[schedule]\nkind = "gauntlet"\nchallenger = "mybot.v7"\n'
+        '[[entrant]]\nname = "mybot"\nhosted = true\nversion = 7\n'
+        '[[entrant]]\nname = "mybot"\nhosted = true\nversion = 6\n'
+        '[[entrant]]\nname = "rival"\nremote = true\n'))
+    assert config.entrant_names == ["mybot.v7", "mybot.v6", "rival"]
+    v7 = config.entrants[0]
+    assert v7.hosted and (v7.bot, v7.version) == ("mybot", 7)
+    assert not v7.local and not v7.remote
+    assert not config.entrants[2].hosted
+    # Stored and read back (a resume, another node) it is the same file.
+    assert config_from_wire(config.to_wire()).entrants == config.entrants
+    # What the pages and the API read of it is the name it sits under.
+    assert config.to_wire()["entrants"][0] == {"name": "mybot.v7", "hosted": True,
+                                               "bot": "mybot", "version": 7}
 
 
 def test_unreadable_and_invalid_files(tmp_path):

@@ -435,6 +435,7 @@ async def test_creating_a_tournament_stores_it_pending(client: TestClient,
 @pytest.mark.parametrize("config", [
     {"seed": 1, "entrant": [{"name": "a", "remote": True}]},  # no name
     {"name": "x", "entrant": [{"name": "a", "command": ["./a"]}]},  # runs a program
+    {"name": "x", "entrant": [{"name": "a", "hosted": True, "version": 2}]},  # a sandbox
     {"name": "x", "game": "chess", "entrant": [{"name": "a", "remote": True}]},
     {"name": "x", "entrant": [{"name": "a", "remote": True}], "bogus": 1},
 ])

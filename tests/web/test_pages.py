@@ -60,14 +60,16 @@ async def test_a_duplicate_tournament_page_says_who_could_remember_earlier_rotat
         client: TestClient, store: SqliteStore) -> None:
     config = {"duplicate": True, "entrants": [
         {"name": "near", "command": ["python", "/secret/path/bot.py"], "cwd": "/secret/path"},
-        {"name": "far", "command": None, "remote": True}]}
+        {"name": "far", "command": None, "remote": True},
+        {"name": "mine.v2", "hosted": True, "bot": "mine", "version": 2}]}
     store.create_tournament(TournamentRecord(
         id="dup", name="Dup", game="muushig", config=config, status=TournamentStatus.RUNNING,
         created_at=time.time()), [])
     html = await page(client, "/tournaments/dup")
     assert '<li data-entrant="near" data-memory="yes">' in html and "(local)" in html
     assert '<li data-entrant="far" data-memory="yes">' in html and "(remote)" in html
-    assert "Hosted bots" in html and "/secret/path" not in html
+    assert '<li data-entrant="mine.v2" data-memory="no">' in html and "(hosted)" in html
+    assert "Hosted versions" in html and "/secret/path" not in html
     store.create_tournament(TournamentRecord(
         id="once", name="Once", game="muushig", config={**config, "duplicate": False},
         status=TournamentStatus.RUNNING, created_at=time.time()), [])
