@@ -39,6 +39,9 @@ HOT_MODULES = [
     "arena/server/pause.py",
     "arena/server/session.py",
     "arena/server/table.py",
+    "arena/envs/codec.py",
+    "arena/envs/muushig_layout.py",
+    "arena/envs/muushig_face.py",
 ]
 
 
