@@ -73,6 +73,10 @@ class MuushigFace:
         if mask is None:
             mask, at = self._masks.take()
             self._fill_mask(e, at)
+        # A plain int in range whose mask entry is set needs none of
+        # check_choice's conversions (NumPy integers and errors go there).
+        if type(action) is int and 0 <= action < N_ACTIONS and mask[action]:
+            return e.apply_code(action - _BASE[e.stage])
         return e.apply_code(check_choice(action, mask) - _BASE[e.stage])
 
     # ------------------------------------------------------------ rows
