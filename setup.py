@@ -21,7 +21,12 @@ from setuptools.command.build_ext import build_ext
 # session and output, and the Muushig engine. Not the server's counters:
 # the workers' parent subclasses them, and Python classes cannot derive
 # from compiled ones. Not the ``protocol`` package: it is the
-# bot SDK, which a hosted bot's sandbox mounts on its own.
+# bot SDK, which a hosted bot's sandbox mounts on its own. The Muushig
+# learning environment's per-step writes (its face, the rows it fills, the
+# array layout) are here too; not the environment class itself (``aec.py``:
+# it derives from PettingZoo's, so it would compile as a plain Python class,
+# and did not gain beyond the noise) nor the codec (its ``decode`` takes
+# NumPy integers, which a compiled ``int`` argument refuses).
 # ``tests/test_compiled.py`` reads this list.
 HOT_MODULES = [
     "arena/games/base.py",
@@ -39,6 +44,9 @@ HOT_MODULES = [
     "arena/server/pause.py",
     "arena/server/session.py",
     "arena/server/table.py",
+    "arena/envs/codec.py",
+    "arena/envs/muushig_layout.py",
+    "arena/envs/muushig_face.py",
 ]
 
 

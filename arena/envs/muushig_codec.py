@@ -25,24 +25,13 @@ from arena.games.muushig.cards import CARD_INDEX, CARD_STR, SUITS
 from arena.games.muushig.options import MuushigRules
 from arena.games.muushig.phases import HAND_SIZE, PHASES, START_SCORE, STATUS_NAMES
 
-DECIDE_BASE, EXCHANGE_BASE, TAKE_BASE, PLAY_BASE = 0, 2, 34, 67
-N_ACTIONS = 99
-SEATS = 5  # features have room for the largest table; smaller ones leave zeros
+from arena.envs.muushig_layout import (CARDS as _CARDS, DEALER as _DEALER, DECIDE_BASE, EXCHANGE_BASE,
+                                       EXCHANGES as _EXCHANGES, FACE_UP as _FACE_UP, LEADER as _LEADER,
+                                       N_ACTIONS, N_FEATURES, PHASE as _PHASE, PLAY_BASE, PLAYED as _PLAYED,
+                                       SCALARS as _SCALARS, SCORES as _SCORES, SEATS, STARS as _STARS,
+                                       STATUS as _STATUS, TAKE_BASE, TO_ACT as _TO_ACT, TRICK as _TRICK,
+                                       TRUMP as _TRUMP)
 
-# Offsets of the feature blocks.
-_CARDS, _FACE_UP, _TRICK, _PLAYED = 0, 32, 64, 96
-_TRUMP = 128
-_PHASE = _TRUMP + 4
-_STATUS = _PHASE + 4  # 3 per seat
-_SCORES = _STATUS + 3 * SEATS
-_STARS = _SCORES + SEATS
-_TRICKS = _STARS + SEATS
-_EXCHANGES = _TRICKS + SEATS
-_DEALER = _EXCHANGES + SEATS
-_TO_ACT = _DEALER + SEATS
-_LEADER = _TO_ACT + SEATS
-_SCALARS = _LEADER + SEATS  # stock, max_discard, face_up_taken, round, hand
-N_FEATURES = _SCALARS + 5
 _STATUS_INDEX = {name: i for i, name in enumerate(STATUS_NAMES)}
 _PHASE_INDEX = {name: i for i, name in enumerate(PHASES)}
 

@@ -27,10 +27,13 @@ from typing import Any
 import numpy as np
 
 from arena.envs.codec import Observation, Rows, check_choice
-from arena.envs.muushig_codec import (_CARDS, _DEALER, _EXCHANGES, _FACE_UP, _LEADER, _PHASE, _PLAYED,
-                                      _SCALARS, _SCORES, _STARS, _STATUS, _TO_ACT, _TRICK, _TRICKS,
-                                      _TRUMP, DECIDE_BASE, EXCHANGE_BASE, N_ACTIONS, N_FEATURES,
-                                      PLAY_BASE, TAKE_BASE, MuushigCodec)
+from arena.envs.muushig_codec import MuushigCodec
+from arena.envs.muushig_layout import (CARDS as _CARDS, DEALER as _DEALER, DECIDE_BASE, EXCHANGE_BASE,
+                                       EXCHANGES as _EXCHANGES, FACE_UP as _FACE_UP, LEADER as _LEADER,
+                                       N_ACTIONS, N_FEATURES, PHASE as _PHASE, PLAY_BASE, PLAYED as _PLAYED,
+                                       SCALARS as _SCALARS, SCORES as _SCORES, STARS as _STARS,
+                                       STATUS as _STATUS, TAKE_BASE, TO_ACT as _TO_ACT, TRICK as _TRICK,
+                                       TRICKS as _TRICKS, TRUMP as _TRUMP)
 from arena.games.muushig import MuushigEngine
 from arena.games.muushig.cards import mask_cards
 from arena.games.muushig.phases import HAND_SIZE, START_SCORE
@@ -70,6 +73,10 @@ class MuushigFace:
         if mask is None:
             mask, at = self._masks.take()
             self._fill_mask(e, at)
+        # A plain int in range whose mask entry is set needs none of
+        # check_choice's conversions (NumPy integers and errors go there).
+        if type(action) is int and 0 <= action < N_ACTIONS and mask[action]:
+            return e.apply_code(action - _BASE[e.stage])
         return e.apply_code(check_choice(action, mask) - _BASE[e.stage])
 
     # ------------------------------------------------------------ rows
