@@ -33,6 +33,7 @@ decoded); :class:`arena.hosting.versions.BotVersion` is built from them above.
 from __future__ import annotations
 
 import json
+import random
 import time
 from typing import Any
 
@@ -45,9 +46,11 @@ _JSON = ("files", "run", "matches", "validation")
 _FIELDS = ("status", "lang", "game", "filename", "content_hash", "created_at", "built_at",
            "build_seconds", "reason", "files", "run", "matches", "validation")
 # Two nodes inserting one bot's next number at once: the loser retries with
-# the number after the winner's. More than a few losses in a row means
-# something else is wrong.
-NUMBER_ATTEMPTS = 8
+# the number after the winner's, after a short random pause that grows with
+# each loss (without it a node submitting in a loop can win every race and
+# starve the other). Uploads are rate-limited per bot, so a collision is
+# rare in use; this many losses in a row means something else is wrong.
+NUMBER_ATTEMPTS = 32
 
 
 class VersionNumberError(StorageError):
@@ -78,7 +81,7 @@ class HostedTable:
             record.setdefault(key, [])
         columns = ", ".join(_FIELDS)
         marks = ", ".join("?" for _ in _FIELDS)
-        for _ in range(NUMBER_ATTEMPTS):
+        for attempt in range(NUMBER_ATTEMPTS):
             try:
                 with self.db.tx(durable=True) as db:
                     number = int(db.execute(
@@ -92,7 +95,9 @@ class HostedTable:
                     db.execute("INSERT INTO hosted_uploads (bot, version, data) VALUES (?, ?, ?)",
                                (record["bot"], number, upload))
             except self.db.integrity_error:
-                continue  # another node took that number meanwhile: take the next
+                # Another node took that number meanwhile: take the next.
+                time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+                continue
             return {**record, "version": int(number), "build_node": None, "build_until": None}
         raise VersionNumberError(f"no version number for bot {record['bot']!r} after "
                                  f"{NUMBER_ATTEMPTS} attempts: too many uploads at once")

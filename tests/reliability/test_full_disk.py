@@ -36,7 +36,7 @@ import pytest
 from tests.reliability.serving import served_ports
 from tests.server.rawbot import RawBot
 
-SIZE = "8m"
+SIZE = "16m"  # room for the store's first matches and their WAL before the ballast
 _MOUNT = 'mount -t tmpfs -o size={size} tmpfs "$0" && exec "$@"'
 
 
@@ -102,9 +102,9 @@ class PlayingBot:
 
 def fill(disk: Path) -> Path:
     """Write until the file system is full; the ballast file."""
-    ballast = disk / "ballast"
+    ballast = disk / "ballast"  # made while the disk had room (see the test)
     chunk = b"\0" * 65536
-    with ballast.open("wb") as f:
+    with ballast.open("ab") as f:
         try:
             while True:
                 f.write(chunk)
@@ -137,12 +137,14 @@ async def until(condition, timeout: float, what: str) -> None:
 
 async def test_matches_start_again_after_a_full_disk_is_freed(served_on_small_disk) -> None:
     bot_port, http_port, disk, log_path = served_on_small_disk
+    (disk / "ballast").touch()  # a full tmpfs may refuse even a new empty file
     bots = [PlayingBot(bot_port, f"steady{i}") for i in range(4)]
     tasks = [asyncio.create_task(b.run()) for b in bots]
     try:
         await until(lambda: all(b.ends for b in bots), 90, "a match each before the disk fills")
 
         ballast = fill(disk)
+        assert ballast.stat().st_size > 4 * 1024 * 1024, "the store filled the disk first"
         assert shutil.disk_usage(disk).free < 65536
         # Whatever was running ends (aborted or finished); then nothing is stored.
         await asyncio.sleep(3)
