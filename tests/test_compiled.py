@@ -197,9 +197,17 @@ def test_a_stale_build_runs_the_sources_with_a_warning(tmp_path):
 # and everything the compiled table runs, and the ``source_only`` tests,
 # which the compiled run skips. (The crash-restart test's subject is the
 # store, not the path.)
+_TABLE_TESTS = sorted(str(p.relative_to(ROOT)) for pattern in (
+    "test_session_*.py", "test_table_*.py", "test_full_match.py", "test_faults.py",
+    "test_seat_memory.py", "test_envelope.py", "test_inbound.py")
+    for p in (ROOT / "tests" / "server").glob(pattern))
+# The server's tests in two halves (the table's and the rest), so the two
+# test processes share them instead of one waiting for all.
 SOURCE_SUITES = {
     "muushig-rules": ["tests/games/muushig"],
-    "server": ["tests/server", "--ignore=tests/server/test_crash_restart.py"],
+    "server-tables": _TABLE_TESTS,
+    "server-rest": ["tests/server", "--ignore=tests/server/test_crash_restart.py",
+                    *(f"--ignore={path}" for path in _TABLE_TESTS)],
     "golden": ["tests/golden"],
 }
 
