@@ -21,7 +21,7 @@ from arena.metrics import Metrics
 from arena.server.admission import ConnectionCaps, FailureWindow, Refusal
 from arena.server.config import ServerConfig
 from arena.server.connection import AuthError, BotConnection, HelloRefused, Identity
-from arena.server.identity import IdentityError, OpenNames
+from arena.server.identity import IdentityError, OpenNames, stored_name_problem
 from arena.server.local_tokens import LocalTokens
 from arena.server.revoke import disconnect
 from arena.storage.base import Store
@@ -98,13 +98,22 @@ class BotGate:
         """The bot a remote hello speaks for (see arena/server/identity.py)."""
         if self.config.open:
             try:
-                return self._open_names.resolve(token_hash, hello.name)
+                return self._open_names.resolve(
+                    token_hash, hello.name, lambda name: self._claim_name(name, token_hash))
             except IdentityError as exc:
                 raise AuthError(str(exc)) from None
         record = self.store.find_bot_by_token_hash(token_hash)
         if record is None or record.removed or record.kind == "person":  # a person plays on the web
             raise AuthError("unknown token: register the bot (arena bots add NAME) and use its token")
         return record.name
+
+    def _claim_name(self, name: str, token_hash: str) -> None:
+        """An open server's new name is taken in the store, where people's
+        and registered bots' names are (the primary key decides a race with
+        a person registering the same name); raises IdentityError."""
+        problem = stored_name_problem(self.store.ensure_bot(name), token_hash)
+        if problem is not None:
+            raise IdentityError(problem)
 
     def game_of(self, conn: BotConnection) -> str:
         return self._games.get(conn.id, self.default_game)

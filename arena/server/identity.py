@@ -11,14 +11,19 @@ A token names exactly one bot, and a bot name belongs to exactly one token:
   refused with ``auth_failed`` naming the conflict — so nobody can take
   another bot's seat or share its display name. Names of the arena's own
   bots are owned by their local tokens. A hello without a name is called
-  ``bot-`` and the first 6 hex digits of its token's hash.
+  ``bot-`` and the first 6 hex digits of its token's hash. A name is also
+  claimed in the store's bots table, the one namespace of people and bots
+  (see :func:`stored_name_problem`), so an open server's bot never takes a
+  person's name and a person never takes the name of a bot that played here.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from arena.server.errors import ServerError
+from arena.storage.base import BotRecord
 from protocol.names import MAX_BOT_NAME, bot_name_problem
 
 NAME = re.compile(r"^[A-Za-z0-9_.-]{1,%d}$" % MAX_BOT_NAME)
@@ -45,8 +50,11 @@ class OpenNames:
         if self._owner_of.get(name) == token_hash:
             del self._owner_of[name]
 
-    def resolve(self, token_hash: str, requested: str | None) -> str:
-        """The bot name for this token in open mode; binds it on first use."""
+    def resolve(self, token_hash: str, requested: str | None,
+                claim: Callable[[str], None] | None = None) -> str:
+        """The bot name for this token in open mode; binds it on first use,
+        once ``claim`` (which raises IdentityError to refuse) has taken it
+        in the store."""
         owned = self._name_of.get(token_hash)
         if owned is not None:
             if requested is not None and requested != owned:
@@ -62,6 +70,26 @@ class OpenNames:
             raise IdentityError(
                 f"name {name!r} is taken on this server by another token (in open mode the "
                 "first token to use a name owns it until the server restarts); pick another name")
+        if claim is not None:
+            claim(name)
         self._name_of[token_hash] = name
         self._owner_of[name] = token_hash
         return name
+
+
+def stored_name_problem(record: BotRecord, token_hash: str) -> str | None:
+    """Why an open server's hello may not use the name ``record`` holds in
+    the store, or None. People and bots share one namespace: a person's
+    name is never a bot's, and a registered bot's name is used only with
+    its own token. A name stored without a token (a bot that said hello to
+    an open server before, even before a restart) stays free to use."""
+    name = record.name
+    if record.kind == "person":
+        return (f"name {name!r} belongs to a person who plays on this server's web page "
+                "(people and bots share one namespace); pick another name")
+    if record.removed:
+        return f"name {name!r} belonged to a bot removed from this server; pick another name"
+    if record.token_hash is not None and record.token_hash != token_hash:
+        return (f"name {name!r} is a registered bot's on this server and this is not its "
+                "token; pick another name")
+    return None
