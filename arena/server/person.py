@@ -126,7 +126,10 @@ def start_person_table(server: "ArenaServer", link: PersonLink, *, game: str, se
     apart. The table is the server's like any other (storage, live, replay)."""
     spec = server.spec_of(game)
     seating = server.seating
-    rules = seating.match_rules(spec, None)
+    # The lobby's rules of this game (the server's configured ones): the
+    # opted-in bots came for them, and match_start.rules tells the page.
+    options = seating.lobby_rules(game)
+    rules = seating.match_rules(spec, options)
     kind = seating.house_kind(spec)
     seats: list[Seat] = []
     bots = iter(others)
@@ -145,7 +148,7 @@ def start_person_table(server: "ArenaServer", link: PersonLink, *, game: str, se
                               house=seating.house(kind, spec, rules)))
         else:
             seats.append(seating.remote_seat(index, conn, spec, rules))
-    table = server.runner.new_table(seats, spec=spec, tournament_id=tournament_id)
+    table = server.runner.new_table(seats, spec=spec, rules=options, tournament_id=tournament_id)
     table.house_pace_s = house_pace_s
     server.runner.launch(table)
     return table

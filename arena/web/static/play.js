@@ -11,8 +11,9 @@
   const TOKEN = "arena-person-token";
   const PLAYING = `arena-person-playing-${game}`;
   const $ = (id) => document.getElementById(id);
-  const state = { match: null, seat: null, players: [], after: -1, request: null,
-                  deadline: 0, view: {}, rows: null, active: "front", over: false };
+  const state = { match: null, seat: null, players: [], rules: null, after: -1,
+                  request: null, deadline: 0, view: {}, rows: null, active: "front",
+                  over: false };
 
   function token() { return localStorage.getItem(TOKEN); }
   function auth() { return { Authorization: `Bearer ${token()}` }; }
@@ -107,6 +108,7 @@
     if (message.type === "match_start") {
       state.players = message.players;
       state.seat = message.seat;
+      state.rules = message.rules;  // the match's rule options: thirteen's foul check
     } else if (message.type === "event") {
       event(message.event);
     } else if (message.type === "request") {
@@ -229,7 +231,7 @@
 
   function offer(request) {
     const box = $("actions");
-    if (request.legal === undefined) { window.PlayThirteen.offer(request, send); return; }
+    if (request.legal === undefined) { window.PlayThirteen.offer(request, send, state.rules); return; }
     box.replaceChildren(el("p", {}, `Your move (${request.phase}):`),
       ...request.legal.map((action) => el("button", {
         type: "button", "data-action": wireValue(action),

@@ -10,9 +10,14 @@ window.PlayThirteen = (() => {
   const NAMES = { front: "Front", middle: "Middle", back: "Back" };
   const RANKS = "23456789TJQKA";
 
+  // The match's rule options (match_start.rules) change how a hand ranks:
+  // `wheel` places A-2-3-4-5 lowest or second highest (rules page §2).
+  const WHEELS = ["lowest", "second_highest"];
+
   // A hand's strength as [category, ...ranks], compared left to right:
   // 3-card fronts have only high card, pair and trips (protocol's rules).
-  function strength(cards) {
+  // Tested against the engine over random arrangements for every wheel.
+  function strength(cards, wheel = "lowest") {
     const ranks = cards.map((c) => RANKS.indexOf(c[0])).sort((a, b) => b - a);
     const counts = {};
     for (const r of ranks) counts[r] = (counts[r] || 0) + 1;
@@ -25,7 +30,11 @@ window.PlayThirteen = (() => {
     const flush = cards.every((c) => c[1] === cards[0][1]);
     const distinct = groups.length === 5;
     let high = distinct && ranks[0] - ranks[4] === 4 ? ranks[0] : null;
-    if (distinct && ranks[0] === 12 && ranks[1] === 3) high = 3;  // A-2-3-4-5
+    if (distinct && ranks[0] === 12 && ranks[1] === 3) {  // A-2-3-4-5
+      // "lowest": a five-high straight; "second_highest": above K-high
+      // ([.., 11]) and below A-high ([.., 12]) as [.., 11, 12].
+      return [flush ? 8 : 4, ...(wheel === "lowest" ? [3] : [11, 12])];
+    }
     if (high !== null) return [flush ? 8 : 4, high];
     if (groups[0][0] === 4) return [7, ...order];
     if (groups[0][0] === 3 && groups[1][0] === 2) return [6, ...order];
@@ -43,9 +52,13 @@ window.PlayThirteen = (() => {
     return false;
   }
 
-  /** Why this arrangement is fouled, or null. */
-  function foul(rows) {
-    const [f, m, b] = ["front", "middle", "back"].map((r) => strength(rows[r]));
+  /** Why this arrangement is fouled under the match's `rules`, or null;
+   * undefined if this page does not know the match's wheel (the server
+   * judges alone then). */
+  function foul(rows, rules) {
+    const wheel = (rules && rules.wheel) || "lowest";
+    if (!WHEELS.includes(wheel)) return undefined;
+    const [f, m, b] = ["front", "middle", "back"].map((r) => strength(rows[r], wheel));
     if (beats(f, m)) return "the front beats the middle";
     if (beats(m, b)) return "the middle beats the back";
     return null;
@@ -53,9 +66,9 @@ window.PlayThirteen = (() => {
 
   let current = null;
 
-  function offer(request, send) {
+  function offer(request, send, rules) {
     const cards = sortCards(request.state.cards || []);
-    current = { request, send, hand: cards, rows: { front: [], middle: [], back: [] },
+    current = { request, send, rules, hand: cards, rows: { front: [], middle: [], back: [] },
                 active: "front" };
     draw(true);
   }
@@ -84,7 +97,10 @@ window.PlayThirteen = (() => {
     const c = current;
     const box = document.getElementById("actions");
     const done = Object.keys(SIZES).every((r) => c.rows[r].length === SIZES[r]);
-    const why = done ? foul(c.rows) : null;
+    const why = done ? foul(c.rows, c.rules) : null;
+    const verdict = !done ? "" : why === undefined
+      ? "This page does not know this match's rules; the server judges the foul."
+      : why ? `Fouled: ${why}.` : "Not fouled.";
     const rows = Object.keys(SIZES).map((row) => el("div", { class: "row-line" },
       el("button", { type: "button", class: "row", "aria-pressed": String(c.active === row),
                      "data-row": row, onclick: () => { c.active = row; draw(); } },
@@ -96,7 +112,7 @@ window.PlayThirteen = (() => {
       el("p", {}, "Pick a row, then click cards into it. The front must not beat the middle, ",
          "nor the middle the back, or the arrangement is fouled."),
       el("div", { class: "play-rows" }, rows),
-      el("p", { id: "foul", role: "status" }, done ? (why ? `Fouled: ${why}.` : "Not fouled.") : ""),
+      el("p", { id: "foul", role: "status" }, verdict),
       el("button", { type: "button", "data-action": "submit", disabled: !done,
                      onclick: () => c.send(c.request.id, { ...c.rows }) }, "Submit these rows"));
     document.getElementById("hand").replaceChildren(...c.hand.map((code) => el("button", {
@@ -112,5 +128,5 @@ window.PlayThirteen = (() => {
     }
   }
 
-  return { offer, strength, foul };
+  return { offer, strength, foul, rules: () => current && current.rules };
 })();
