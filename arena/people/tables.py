@@ -150,6 +150,11 @@ class PeopleTables:
     def get(self, match_id: str) -> PersonTable | None:
         return self._by_match.get(match_id)
 
+    def playing(self, person: str) -> PersonTable | None:
+        """The table ``person`` sits at now, if one is running."""
+        held = self._by_person.get(person)
+        return None if held is None or held.over else held
+
     def _take_back(self, held: PersonTable, now: float) -> PersonTable:
         """A new page for the seat: the old one is let go, the new one seated."""
         if held.table.session.over:

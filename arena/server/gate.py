@@ -24,7 +24,7 @@ from arena.server.connection import AuthError, BotConnection, HelloRefused, Iden
 from arena.server.identity import IdentityError, OpenNames, stored_name_problem
 from arena.server.local_tokens import LocalTokens
 from arena.server.revoke import disconnect
-from arena.storage.base import Store
+from arena.storage.base import PERSON_KIND, Store
 from protocol.errors import ErrorCode
 from protocol.messages import Hello
 
@@ -103,7 +103,7 @@ class BotGate:
             except IdentityError as exc:
                 raise AuthError(str(exc)) from None
         record = self.store.find_bot_by_token_hash(token_hash)
-        if record is None or record.removed or record.kind == "person":  # a person plays on the web
+        if record is None or record.removed or record.kind == PERSON_KIND:  # a person plays on the web
             raise AuthError("unknown token: register the bot (arena bots add NAME) and use its token")
         return record.name
 

@@ -23,7 +23,7 @@ import re
 from typing import Callable
 
 from arena.server.errors import ServerError
-from arena.storage.base import BotRecord
+from arena.storage.base import PERSON_KIND, BotRecord
 from protocol.names import MAX_BOT_NAME, bot_name_problem
 
 NAME = re.compile(r"^[A-Za-z0-9_.-]{1,%d}$" % MAX_BOT_NAME)
@@ -84,7 +84,7 @@ def stored_name_problem(record: BotRecord, token_hash: str) -> str | None:
     its own token. A name stored without a token (a bot that said hello to
     an open server before, even before a restart) stays free to use."""
     name = record.name
-    if record.kind == "person":
+    if record.kind == PERSON_KIND:
         return (f"name {name!r} belongs to a person who plays on this server's web page "
                 "(people and bots share one namespace); pick another name")
     if record.removed:

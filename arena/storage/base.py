@@ -60,13 +60,18 @@ class TournamentStatus(str, enum.Enum):
     CANCELLED = "cancelled"
 
 
+# The kind of a person's record: people and bots share the bots table, so
+# one name is never both (the table's primary key decides).
+PERSON_KIND = "person"
+
+
 @dataclass(frozen=True)
 class BotRecord:
     name: str
     token_hash: str | None  # None for bots admitted in open mode / house bots
     created_at: float
     owner: str | None = None
-    kind: str = "remote"  # "remote" | "house" | "local" (started by the arena)
+    kind: str = "remote"  # "remote" | "house" | "local" (started by the arena) | PERSON_KIND
     removed: bool = False
 
 

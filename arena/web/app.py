@@ -48,6 +48,7 @@ from arena.web.keys import (
 )
 from arena.web.limits import AddressCounter, RateLimiter, ReadPool
 from arena.live import LADDER, LiveHub
+from arena.people import PEOPLE
 from arena.web.queries import Queries
 from arena.web.scopes import ALL
 
@@ -88,6 +89,9 @@ async def _prepare(request: web.Request, canonical: str) -> None:
         scope, name = request.query.get("scope", LADDER), request.match_info["name"]
         if _valid_scope(scope) and NAME_RE.fullmatch(name):
             await q.prepare(scope, bot=name)
+    elif canonical == "/people/{name}":
+        if NAME_RE.fullmatch(request.match_info["name"]):
+            await q.prepare(PEOPLE, bot=request.match_info["name"])
     elif canonical == "/matches/{id}":
         if NAME_RE.fullmatch(request.match_info["id"]):
             await q.match_detail_async(request.match_info["id"])
@@ -188,10 +192,11 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
 
         hosting_api.setup(app, hosting)
     if people is not None:  # people at the table: names, tokens, seats
-        from arena.web import play, play_pages
+        from arena.web import person_page, play, play_pages
 
         play.setup(app, people)
         app.router.add_routes(play_pages.routes)
+        app.router.add_routes(person_page.routes)
     if challenges is not None:  # a ChallengeLimits: bots' owners may ask for challenges
         from arena.web import challenges as challenge_api
 

@@ -17,7 +17,9 @@ from aiohttp import web
 
 from arena.live import LADDER
 from arena.people import PEOPLE
+from arena.storage.base import PERSON_KIND
 from arena.web.keys import QUERIES
+from arena.web.queries import Queries
 from arena.web.ladders import game_title
 from arena.web.render import e, standings_table
 
@@ -32,7 +34,16 @@ def standings_fragment(request: web.Request, scope: str, game: str,
     elif several:
         caption = f"{game_title(game)} ladder (matches outside tournaments)" \
             if scope == LADDER else f"{game_title(game)} standings"
-    return standings_table(request.app[QUERIES].standings(scope, game), caption, scope, game)
+    q = request.app[QUERIES]
+    rows = q.standings(scope, game)
+    # The people's ladder links each person to their own page.
+    people = frozenset(r["bot"] for r in rows if scope == PEOPLE and _is_person(q, r["bot"]))
+    return standings_table(rows, caption, scope, game, people)
+
+
+def _is_person(q: Queries, name: str) -> bool:
+    record = q.registered_bot(name)
+    return record is not None and record.kind == PERSON_KIND
 
 
 @dataclass(frozen=True)

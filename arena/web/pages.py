@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 from aiohttp import web
 
 from arena.games import UnknownGameError, get_game
-from arena.storage.base import MatchStatus
+from arena.storage.base import PERSON_KIND, MatchStatus
 from arena.web import docs
 from arena.web.entrants import entrant_of
 from arena.web.errors import ApiError, check_name, int_param
@@ -336,7 +336,10 @@ async def match(request: web.Request) -> web.Response:
 async def bot(request: web.Request) -> web.Response:
     name = request.match_info["name"]
     q = request.app[QUERIES]
-    if entrant_of(name) != name and q.registered_bot(name) is None:
+    record = q.registered_bot(name)
+    if record is not None and record.kind == PERSON_KIND:  # a person has a page of their own
+        raise web.HTTPFound(f"/people/{u(name)}")
+    if entrant_of(name) != name and record is None:
         # A numbered house seat: its page is its strategy's entrant.
         raise web.HTTPFound(f"/bots/{u(entrant_of(name))}"
                             + (f"?{request.query_string}" if request.query_string else ""))

@@ -34,7 +34,7 @@ from aiohttp import web
 from arena.auth import hash_token, new_token
 from arena.games import game_names
 from arena.people.tables import PeopleTableError, PeopleTables, PersonTable
-from arena.storage.base import AlreadyExistsError, BotRecord, Store
+from arena.storage.base import PERSON_KIND, AlreadyExistsError, BotRecord, Store
 from arena.web.accounts import _auth_failed, _bearer, _json_object, _may_register, store_write
 from arena.web.errors import ApiError, check_bot_name
 from arena.web.keys import QUERIES, REGISTRATIONS, SETTINGS, STORE, RegistrationMode
@@ -44,7 +44,7 @@ routes = web.RouteTableDef()
 
 PEOPLE_TABLES: Final = web.AppKey("people_tables", PeopleTables)
 POLL_S: Final = 15.0  # a read waits this long for a message before answering empty
-PERSON: Final = "person"  # the kind of a person's record among the bots'
+PERSON: Final = PERSON_KIND  # the kind of a person's record among the bots'
 MAX_PEOPLE: Final = 100_000
 
 

@@ -10,6 +10,7 @@ import datetime as dt
 import html
 import http
 import string
+from collections.abc import Collection
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -79,6 +80,11 @@ def bot_link(name: str, scope: str | None = None) -> str:
     return f'<a href="/bots/{u(entrant_of(name))}{query}">{e(name)}</a>'
 
 
+def person_link(name: str) -> str:
+    """A link to a person's page (people play on the web, they are no bots)."""
+    return f'<a href="/people/{u(name)}">{e(name)}</a>'
+
+
 def rating_text(ordinal: float | None, mu: float | None, sigma: float | None) -> str:
     """One format everywhere: the conservative rating, then μ ± σ."""
     if ordinal is None or mu is None or sigma is None:
@@ -146,10 +152,11 @@ def _row_value(row: Wire, key: str) -> Any:
 
 
 def standings_table(rows: list[Wire], caption: str, scope: str | None = None,
-                    game: str | None = None) -> str:
+                    game: str | None = None, people: Collection[str] = ()) -> str:
     """The standings of one game (its columns from its ranking descriptor;
-    ``game`` None: the rows' own game); bot links stay in ``scope``; a "vs
-    next" column when the rows carry ``vs_next``."""
+    ``game`` None: the rows' own game); bot links stay in ``scope``, the
+    names in ``people`` link to their person's page; a "vs next" column
+    when the rows carry ``vs_next``."""
     if not rows:
         return f'<p class="empty">No finished matches yet for {e(caption.lower())}.</p>'
     figures = figure_columns(game or rows[0].get("game"))
@@ -165,7 +172,9 @@ def standings_table(rows: list[Wire], caption: str, scope: str | None = None,
         cells = []
         for key, _, _ in columns:
             if key == "bot":
-                cells.append(f'<th scope="row">{bot_link(str(r.get("bot")), scope)}</th>')
+                who = str(r.get("bot"))
+                link = person_link(who) if who in people else bot_link(who, scope)
+                cells.append(f'<th scope="row">{link}</th>')
             elif key == "vs_next":
                 cls = "sep" if not r.get("vs_next") else \
                     f'sep {"yes" if r["vs_next"].get("significant") else "no"}'

@@ -11,7 +11,7 @@
   const TOKEN = "arena-person-token";
   const PLAYING = `arena-person-playing-${game}`;
   const $ = (id) => document.getElementById(id);
-  const state = { match: null, seat: null, players: [], rules: null, after: -1,
+  const state = { name: null, match: null, seat: null, players: [], rules: null, after: -1,
                   request: null, deadline: 0, view: {}, rows: null, active: "front",
                   over: false };
 
@@ -51,7 +51,9 @@
   function showMe(name) {
     $("name-form").hidden = true;
     $("me").hidden = false;
-    $("me").textContent = `You play as ${name}.`;
+    state.name = name;
+    $("me").replaceChildren("You play as ",
+      el("a", { href: `/people/${encodeURIComponent(name)}` }, name), ".");
     $("sit").hidden = false;
   }
 
@@ -262,6 +264,8 @@
     $("over").replaceChildren(el("section", { "data-match-over": "", class: "match-over" },
       el("h2", {}, "Match over"), el("p", {}, text),
       el("p", {}, el("a", { href: `/matches/${state.match}` }, "Replay and verify the decks")),
+      state.name ? el("p", {}, el("a", { href: `/people/${encodeURIComponent(state.name)}` },
+                                  "Your matches and rating")) : null,
       el("button", { type: "button", onclick: () => sit() }, "Play again")));
     status("The match is over.");
   }
