@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import structlog
 
+from arena.people.choice import Opponents, TableChoice, house_strategies
 from arena.server.person import PersonLink, start_person_table
 from arena.server.session import TimeLimits
 
@@ -108,9 +109,10 @@ class PeopleTables:
             self._watch = None
 
     # -- tables -------------------------------------------------------------------
-    def sit(self, game: str, person: str, token_hash: str) -> PersonTable:
+    def sit(self, game: str, person: str, token_hash: str,
+            choice: TableChoice = TableChoice()) -> PersonTable:
         """The person's table of ``game``: the one they are playing (this
-        page takes the seat back), else a new one."""
+        page takes the seat back), else a new one with the bots of ``choice``."""
         now = time.monotonic()
         current = self._by_person.get(person)
         if current is not None and not current.over:
@@ -129,19 +131,63 @@ class PeopleTables:
         spec = server.spec_of(game)
         seat = self._rng.randrange(spec.n_seats)
         link = PersonLink(person, token_hash, now)
-        # Bots whose hello opted in to meeting people, else house bots.
-        bots = server.lobby.take_for_people(game, spec.n_seats - 1)
+        bots = self._lobby_bots(game, spec.n_seats - 1, choice)
         others: list[Any] = [*bots, *([None] * (spec.n_seats - 1 - len(bots)))]
         self._rng.shuffle(others)
         table = start_person_table(server, link, game=game, seat=seat,
                                    limits=self.settings.limits(), tournament_id=PEOPLE,
-                                   house_pace_s=self.settings.house_pace_s, others=others)
+                                   house_pace_s=self.settings.house_pace_s, others=others,
+                                   house_kind=choice.house)
         held = PersonTable(table=table, game=game, seat=seat, person=person,
                            token_hash=token_hash, link=link)
         self._by_match[table.match_id] = held
         self._by_person[person] = held
         log.info("person_seated", person=person, game=game, match=table.match_id, seat=seat)
         return held
+
+    def _lobby_bots(self, game: str, seats: int, choice: TableChoice) -> list[Any]:
+        """The lobby's bots ``choice`` seats (all or none: checked before any
+        is taken out); only bots whose hello opted in to playing people."""
+        assert self.server is not None
+        lobby = self.server.lobby
+        if choice.opponents is Opponents.HOUSE:
+            return []
+        if choice.opponents is Opponents.ANY:
+            return lobby.take_for_people(game, seats)
+        waiting = {c.bot for c in lobby.for_people(game)}
+        if not choice.bots:
+            if not waiting:
+                raise PeopleTableError(f"no bot that opted in to playing people waits for "
+                                       f"{game} now; play the house bots, or try again later")
+            return lobby.take_for_people(game, seats)
+        missing = [b for b in choice.bots if b not in waiting]
+        if missing:
+            raise PeopleTableError(
+                f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not waiting for "
+                f"{game} among the bots that opted in to playing people (those waiting: "
+                f"{', '.join(sorted(b for b in waiting if b)) or 'none'})")
+        if len(choice.bots) > seats:
+            raise PeopleTableError(f"a table of {game} has {seats} seats besides yours; "
+                                   f"{len(choice.bots)} bots were named")
+        return lobby.take_for_people(game, seats, choice.bots)
+
+    def choices(self, game: str) -> dict[str, Any]:
+        """What a person may choose for a table of ``game`` now."""
+        server = self.server
+        assert server is not None
+        spec = server.spec_of(game)
+        default = server.seating.house_kind(spec)
+        strategies = house_strategies(spec)
+        now = time.monotonic()
+        lobby = server.lobby
+        return {
+            "game": game,
+            "seats": spec.n_seats - 1,
+            "house": [{"strategy": s, "strength": i + 1, "of": len(strategies),
+                       "default": s == default} for i, s in enumerate(strategies)],
+            "lobby": [{"bot": c.bot, "waiting_s": round(now - (lobby.waiting_since(c) or now), 1)}
+                      for c in lobby.for_people(game)],
+        }
 
     def now(self) -> float:
         """The clock pages' reads are timed on."""

@@ -99,15 +99,33 @@ class Lobby:
         return [(conn.bot, self.game_of(conn)) for conn in self._candidates()
                 if conn.ladder and conn.bot is not None]
 
-    def take_for_people(self, game: str, most: int) -> list["BotConnection"]:
-        """Up to ``most`` idle connections of ``game`` whose hello opted in to
-        playing people (``hello.people``), longest waiting first, taken out."""
-        taken = [c for c in self._candidates()
-                 if getattr(c, "people", False) and c.bot is not None
-                 and self.game_of(c) == game and c.bot not in self._claims][:most]
+    def for_people(self, game: str) -> list["BotConnection"]:
+        """The idle connections of ``game`` whose hello opted in to playing
+        people (``hello.people``), longest waiting first; no other bot is
+        ever seated with a person."""
+        return [c for c in self._candidates()
+                if getattr(c, "people", False) and c.bot is not None
+                and self.game_of(c) == game and c.bot not in self._claims]
+
+    def take_for_people(self, game: str, most: int,
+                        bots: Iterable[str] | None = None) -> list["BotConnection"]:
+        """Up to ``most`` of :meth:`for_people`, taken out: with ``bots``, one
+        connection of each bot named (those waiting), else the longest waiting."""
+        waiting = self.for_people(game)
+        if bots is not None:
+            named, waiting = set(bots), []
+            for conn in self.for_people(game):
+                if conn.bot in named:
+                    named.discard(conn.bot)
+                    waiting.append(conn)
+        taken = waiting[:most]
         for conn in taken:
             self.remove(conn)
         return taken
+
+    def waiting_since(self, conn: "BotConnection") -> float | None:
+        """When ``conn`` came into the lobby (``time.monotonic``), if it is there."""
+        return self._since.get(conn.id)
 
     def add(self, conn: "BotConnection") -> None:
         if conn.closed or conn.id in self._idle:

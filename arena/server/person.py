@@ -119,10 +119,12 @@ class PersonLink:
 
 def start_person_table(server: "ArenaServer", link: PersonLink, *, game: str, seat: int,
                        limits: "TimeLimits", tournament_id: str, house_pace_s: float,
-                       others: "list[BotConnection | None]") -> "Table":
+                       others: "list[BotConnection | None]",
+                       house_kind: str | None = None) -> "Table":
     """Start a table of ``game`` with ``link``'s person in seat ``seat`` on
     ``limits`` of their own, the bots' connections of ``others`` in the
-    other seats in order (None: a house bot), house moves ``house_pace_s``
+    other seats in order (None: a house bot of ``house_kind``, else the
+    server's), house moves ``house_pace_s``
     apart. The table is the server's like any other (storage, live, replay)."""
     spec = server.spec_of(game)
     seating = server.seating
@@ -130,7 +132,7 @@ def start_person_table(server: "ArenaServer", link: PersonLink, *, game: str, se
     # opted-in bots came for them, and match_start.rules tells the page.
     options = seating.lobby_rules(game)
     rules = seating.match_rules(spec, options)
-    kind = seating.house_kind(spec)
+    kind = seating.house_kind(spec, house_kind)
     seats: list[Seat] = []
     bots = iter(others)
     n_house = 0

@@ -5,9 +5,13 @@
   limit apply, and people and bots share one namespace: a name is taken
   whoever took it.
 * ``GET /api/people/me``: whose token this is.
-* ``POST /api/play/{game}``: the person's table of ``game``, a new one
-  with house bots or the one they are playing (the page that asks takes
-  the seat back from autopilot: a reload).
+* ``GET /api/play/{game}/choices``: what a person may choose for a table:
+  the house strategies (weakest first) and the bots waiting in the lobby
+  whose hello opted in to playing people.
+* ``POST /api/play/{game}`` ``{"opponents", "house", "bots"}`` (all
+  optional, see ``arena.people.choice``): the person's table of ``game``,
+  a new one with the bots chosen or the one they are playing (the page
+  that asks takes the seat back from autopilot: a reload).
 * ``GET /api/play/{match}/messages?after=N``: the seat's messages numbered
   above N, the same a bot in the seat reads (``match_start``, events in
   the seat's view, ``request``, ``error``, ``match_end``); waits up to
@@ -32,7 +36,8 @@ import structlog
 from aiohttp import web
 
 from arena.auth import hash_token, new_token
-from arena.games import game_names
+from arena.games import game_names, get_game
+from arena.people.choice import ChoiceError, TableChoice
 from arena.people.tables import PeopleTableError, PeopleTables, PersonTable
 from arena.storage.base import PERSON_KIND, AlreadyExistsError, BotRecord, Store
 from arena.web.accounts import _auth_failed, _bearer, _json_object, _may_register, store_write
@@ -116,15 +121,30 @@ async def who_am_i(request: web.Request) -> web.Response:
 
 
 # -- the table ---------------------------------------------------------------------
-@routes.post("/api/play/{game}")
-async def sit(request: web.Request) -> web.Response:
-    record = await _person(request)
+def _game(request: web.Request) -> str:
     game = request.match_info["game"]
     if game not in game_names():
         raise ApiError(404, f"no game {game[:40]!r} here; play one of {', '.join(game_names())}")
+    return game
+
+
+@routes.get("/api/play/{game}/choices")
+async def choices(request: web.Request) -> web.Response:
+    return web.json_response(request.app[PEOPLE_TABLES].choices(_game(request)))
+
+
+@routes.post("/api/play/{game}")
+async def sit(request: web.Request) -> web.Response:
+    record = await _person(request)
+    game = _game(request)
+    body = await _json_object(request) if request.body_exists else None
+    try:
+        choice = TableChoice.from_wire(body, get_game(game))
+    except ChoiceError as exc:
+        raise ApiError(400, str(exc)) from None
     assert record.token_hash is not None
     try:
-        held = request.app[PEOPLE_TABLES].sit(game, record.name, record.token_hash)
+        held = request.app[PEOPLE_TABLES].sit(game, record.name, record.token_hash, choice)
     except PeopleTableError as exc:
         raise ApiError(409, str(exc)) from None
     return web.json_response(held.wire())

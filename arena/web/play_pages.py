@@ -57,6 +57,8 @@ async def play_page(request: web.Request) -> web.Response:
 <button type="submit">Take this name</button>
 </form>
 <p id="me" hidden></p>
+<fieldset id="choice" class="play-choice" hidden><legend>Who plays at your table</legend>
+<div id="choice-options"></div></fieldset>
 <button id="sit" type="button" hidden>Sit at a table</button>
 </section>
 <p id="status" class="play-status" role="status" aria-live="polite"></p>

@@ -54,6 +54,8 @@ SPEC = GameSpec(
     ),
     extra={
         "rule_defaults": MuushigRules().as_dict(),
+        # The house strategies weakest first (a person picks a strength).
+        "house_strength": ["random", "heuristic"],
         # How standings rank bots over matches of this game (arena.tournament.ranking):
         # the match rule summed over matches. ``field`` names the standings-row
         # fields that carried these sums before games described themselves.

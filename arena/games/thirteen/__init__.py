@@ -48,6 +48,8 @@ SPEC = GameSpec(
     ),
     extra={
         "rule_defaults": ThirteenRules().as_dict(),
+        # The house strategies weakest first (a person picks a strength).
+        "house_strength": ["random", "strong"],
         "phases": [ARRANGE],
         # How standings rank bots over matches of this game (arena.tournament.ranking).
         "standings": {

@@ -55,6 +55,7 @@
     $("me").replaceChildren("You play as ",
       el("a", { href: `/people/${encodeURIComponent(name)}` }, name), ".");
     $("sit").hidden = false;
+    showChoices();
   }
 
   $("name-form").addEventListener("submit", async (event) => {
@@ -71,9 +72,10 @@
 
   async function sit() {
     $("sit").hidden = true;
+    $("choice").hidden = true;
     $("over").replaceChildren();
     try {
-      const table = await api("POST", `/api/play/${game}`);
+      const table = await api("POST", `/api/play/${game}`, chosen());
       Object.assign(state, { match: table.match, seat: table.seat, players: table.players,
                              after: -1, request: null, view: {}, rows: null, over: false });
       localStorage.setItem(PLAYING, table.match);
@@ -81,7 +83,34 @@
       $("log").replaceChildren();
       status(`Seated at seat ${table.seat + 1}.`);
       poll();
-    } catch (err) { status(err.message); $("sit").hidden = false; }
+    } catch (err) { status(err.message); $("sit").hidden = false; showChoices(); }
+  }
+
+  // -- who sits at the table: house bots of a strength, or opted-in lobby bots ------
+  async function showChoices() {
+    let offer;
+    try { offer = await api("GET", `/api/play/${game}/choices`); } catch (err) { return; }
+    const option = (value, text, checked) => el("label", { class: "choice" },
+      el("input", { type: "radio", name: "opponents", value, checked }), " ", text);
+    const strength = (h) => (h.of > 1 ? ` (strength ${h.strength} of ${h.of})` : "");
+    $("choice-options").replaceChildren(...[
+      option("any", "Bots waiting to play people if there are any, house bots for the rest", true),
+      ...offer.house.map((h) => option(`house:${h.strategy}`,
+        `House bots only: ${h.strategy}${strength(h)}${h.default ? ", the server's own" : ""}`)),
+      ...offer.lobby.map((b) => option(`lobby:${b.bot}`,
+        `${b.bot}, waiting in the lobby ${Math.round(b.waiting_s)} s (house bots for the rest)`)),
+      offer.lobby.length ? null : el("p", { class: "legend-note" },
+        "No bot that plays people is waiting in the lobby now."),
+    ].filter((x) => x !== null));
+    $("choice").hidden = false;
+  }
+
+  function chosen() {
+    const picked = document.querySelector("input[name=opponents]:checked");
+    const value = picked ? picked.value : "any";
+    if (value.startsWith("house:")) return { opponents: "house", house: value.slice(6) };
+    if (value.startsWith("lobby:")) return { opponents: "lobby", bots: [value.slice(6)] };
+    return undefined;  // the server's default: opted-in lobby bots first
   }
 
   // -- the seat's messages ----------------------------------------------------------
