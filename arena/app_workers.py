@@ -68,8 +68,10 @@ def tournament_entrants(store: Store) -> set[str]:
 
 
 class ParentBots:
-    """Says whether a hello is from a bot the parent keeps (a tournament
-    entrant), from the entrants it re-reads every ``refresh_s``."""
+    """Says whether a hello is from a bot the parent keeps: a tournament
+    entrant (from the entrants it re-reads every ``refresh_s``), a bot
+    that opted in to the hosted ladder when it runs here, or one that opted
+    in to playing people (a person's table may seat it)."""
 
     def __init__(self, store: Store, server: ArenaServer, *, open_names: bool,
                  ladder: bool = False, refresh_s: float = 0.5,
@@ -85,6 +87,8 @@ class ParentBots:
 
     def __call__(self, hello: dict[str, Any]) -> bool:
         if self.ladder and hello.get("ladder") is True:
+            return True
+        if hello.get("people") is True:  # people's tables are the parent's (it serves the web)
             return True
         names = self.names | self.server.lobby.reserved
         if not names:
