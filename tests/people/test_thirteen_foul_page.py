@@ -121,3 +121,30 @@ async def test_a_persons_table_plays_by_the_servers_rules(tmp_path: Path) -> Non
             assert start["rules"]["wheel"] == "second_highest" and start["rules"]["deals"] == 2
     finally:
         store.close()
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+async def test_the_page_judges_by_the_rules_its_match_start_gave(tmp_path: Path) -> None:
+    from playwright.async_api import async_playwright
+
+    store = SqliteStore(tmp_path / "arena.db")
+    try:
+        async with people_arena(tmp_path, store, game="thirteen",
+                                rules={"wheel": "second_highest"}) as (arena, base), \
+                async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = await browser.new_page()
+                await page.goto(f"{base}/play/thirteen")
+                await page.fill("#name", "enkh")
+                await page.press("#name", "Enter")
+                await page.click("#sit")
+                await page.wait_for_selector("#hand button.pick")
+                match = await page.evaluate("localStorage.getItem('arena-person-playing-thirteen')")
+                engine_rules = arena.server.tables[match].engine.rules
+                assert engine_rules["wheel"] == "second_highest"
+                assert await page.evaluate("window.PlayThirteen.rules()") == dict(engine_rules)
+            finally:
+                await browser.close()
+    finally:
+        store.close()
