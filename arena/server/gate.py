@@ -12,8 +12,11 @@ routes between them).
 
 from __future__ import annotations
 
+import asyncio
 import weakref
-from typing import Any
+from typing import Any, Callable
+
+import structlog
 
 from arena.auth import hash_token
 from arena.games import game_names
@@ -24,18 +27,28 @@ from arena.server.connection import AuthError, BotConnection, HelloRefused, Iden
 from arena.server.identity import IdentityError, OpenNames, stored_name_problem
 from arena.server.local_tokens import LocalTokens
 from arena.server.revoke import disconnect
-from arena.storage.base import PERSON_KIND, Store
+from arena.storage.base import PERSON_KIND, BotRecord, Store, StorageError
+from arena.storage.writer import StoreWriter
 from protocol.errors import ErrorCode
 from protocol.messages import Hello
+
+log = structlog.get_logger("arena.gate")
+
+
+_STORE_DOWN = Refusal(ErrorCode.RATE_LIMITED,
+                      "the server cannot record a new bot name now (its store takes no "
+                      "writes); try again shortly; connection closed", retry_after_s=5)
 
 
 class BotGate:
     """The admitted connections of one server and the rules that let them in."""
 
     def __init__(self, config: ServerConfig, store: Store, *, default_game: str,
-                 metrics: Metrics) -> None:
+                 metrics: Metrics, writer: StoreWriter | None = None) -> None:
         self.config = config
         self.store = store
+        self.writer = writer  # an open server's new names are stored through it
+        self._storing: set[asyncio.Task[None]] = set()
         self.default_game = default_game  # a hello without ``game`` plays this
         self.metrics = metrics
         self.connections: set[BotConnection] = set()
@@ -108,12 +121,57 @@ class BotGate:
         return record.name
 
     def _claim_name(self, name: str, token_hash: str) -> None:
-        """An open server's new name is taken in the store, where people's
-        and registered bots' names are (the primary key decides a race with
-        a person registering the same name); raises IdentityError."""
-        problem = stored_name_problem(self.store.ensure_bot(name), token_hash)
-        if problem is not None:
+        """An open server's new name is checked against the store, where
+        people's and registered bots' names are (raises IdentityError), then
+        taken there. The check is a read, as a registered hello's is; the
+        write goes to the store writer's thread, off the loop that times the
+        matches, and the store's primary key decides a race with a person
+        registering the same name meanwhile (:meth:`_stored`)."""
+        try:
+            record = self.store.get_bot(name)
+        except StorageError:
+            raise HelloRefused(_STORE_DOWN) from None
+        if record is not None:
+            problem = stored_name_problem(record, token_hash)
+            if problem is not None:
+                raise IdentityError(problem)
+            return
+        if self.writer is None:  # no writer thread (the gate alone, in tests)
+            self._stored(name, token_hash, self.store.ensure_bot(name))
+            return
+        task = asyncio.get_running_loop().create_task(self._store_name(name, token_hash))
+        self._storing.add(task)
+        task.add_done_callback(self._storing.discard)
+
+    async def _store_name(self, name: str, token_hash: str) -> None:
+        assert self.writer is not None
+        try:
+            record = await self.writer.ensure_bot(name)
+        except StorageError as exc:
+            # Unrecorded, the name could be a person's later: the bot comes
+            # back when the store takes writes again.
+            log.warning("open_name_not_stored", bot=name, error=str(exc))
+            self._let_go(name, token_hash, lambda conn: conn.refuse(_STORE_DOWN))
+            return
+        self._stored(name, token_hash, record)
+
+    def _stored(self, name: str, token_hash: str, record: BotRecord) -> None:
+        """The store's row of a name just claimed: if a person (or a bot
+        registered meanwhile) has it, the open bot lets it go."""
+        problem = stored_name_problem(record, token_hash)
+        if problem is None:
+            return
+        if self.writer is None:
             raise IdentityError(problem)
+        self._let_go(name, token_hash,
+                     lambda conn: conn.fail(ErrorCode.AUTH_FAILED, f"{problem}; connection closed"))
+
+    def _let_go(self, name: str, token_hash: str, close: Callable[[BotConnection], None]) -> None:
+        self._open_names.release(name, token_hash)
+        for conn in list(self.connections):
+            if conn.bot == name and conn.identity is not None and \
+                    conn.identity.token_hash == token_hash:
+                close(conn)
 
     def game_of(self, conn: BotConnection) -> str:
         return self._games.get(conn.id, self.default_game)
@@ -140,6 +198,8 @@ class BotGate:
 
     def close_all(self) -> None:
         """At shutdown: say bye to every open connection, drop the lingering ones."""
+        for task in list(self._storing):
+            task.cancel()
         for conn in list(self.connections):
             conn.close(bye=True)
         for conn in list(self._lingering):

@@ -70,7 +70,8 @@ class ArenaServer:
         self.hub = hub or LiveHub()
         self.metrics = metrics or Metrics()
         self.writer = StoreWriter(store)
-        self.gate = BotGate(config, store, default_game=self.spec.name, metrics=self.metrics)
+        self.gate = BotGate(config, store, default_game=self.spec.name, metrics=self.metrics,
+                            writer=self.writer)
         self.local_tokens = self.gate.local_tokens  # for bots we start
         self.lobby = Lobby(seats=lambda game: self.seats_for(self.seating.lobby_rules(game), game),
                            matchmaking=config.matchmaking, house_wait_s=config.house_wait_s,

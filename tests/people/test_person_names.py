@@ -5,6 +5,7 @@ On both stores."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import aiohttp
@@ -103,5 +104,71 @@ async def test_a_person_cannot_take_the_name_of_a_bot_on_an_open_server(
             again = await RawBot().connect(arena.port)
             welcome = await again.hello(token="bobs-token", name="bob")
             assert welcome is not None and welcome["type"] == "welcome", welcome
+    finally:
+        store.close()
+
+
+async def test_a_person_who_takes_the_name_during_the_hello_wins(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hello's check reads the store before the person's row is there
+    (the person registers between the check and the bot's write): the
+    store's key decides, and the bot is told and let go."""
+    from arena.storage.sqlite import SqliteStore
+
+    store = SqliteStore(tmp_path / "arena.db")
+    try:
+        async with people_arena(tmp_path, store, open=True) as (arena, base), \
+                aiohttp.ClientSession() as http:
+            await register(http, base, "alice")
+            real_get_bot = store.get_bot
+            monkeypatch.setattr(store, "get_bot",
+                                lambda name: None if name == "alice" else real_get_bot(name))
+            bot = await RawBot().connect(arena.port)
+            welcome = await bot.hello(token="early-token", name="alice")
+            assert welcome is not None and welcome["type"] == "welcome", welcome
+            closing = await bot.recv()
+            assert closing is not None and closing["type"] == "error", closing
+            assert closing["code"] == "auth_failed" and "person" in closing["message"]
+            assert await bot.recv() is None
+            monkeypatch.undo()
+            assert store.get_bot("alice").kind == "person"  # type: ignore[union-attr]
+            # The name is free of the bot's token again: the same hello is refused outright.
+            again = await RawBot().connect(arena.port)
+            answer = await again.hello(token="early-token", name="alice")
+            assert answer is not None and answer["code"] == "auth_failed", answer
+    finally:
+        store.close()
+
+
+async def test_a_new_name_waits_while_the_store_takes_no_writes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name that cannot be recorded could be a person's later: the bot is
+    asked to come back (``rate_limited``), and does so once the store
+    writes again."""
+    from arena.storage.base import StorageError
+    from arena.storage.sqlite import SqliteStore
+
+    store = SqliteStore(tmp_path / "arena.db")
+    try:
+        async with people_arena(tmp_path, store, open=True) as (arena, base), \
+                aiohttp.ClientSession() as http:
+            def full(name: str, **_: object) -> None:
+                raise StorageError("database or disk is full")
+            monkeypatch.setattr(store, "ensure_bot", full)
+            bot = await RawBot().connect(arena.port)
+            await bot.hello(token="patient", name="bolt")
+            closing = await bot.recv()
+            assert closing is not None and closing["code"] == "rate_limited", closing
+            assert closing.get("retry_after_s") == 5
+            assert await bot.recv() is None
+            assert store.get_bot("bolt") is None
+            monkeypatch.undo()
+            back = await RawBot().connect(arena.port)
+            welcome = await back.hello(token="patient", name="bolt")
+            assert welcome is not None and welcome["type"] == "welcome", welcome
+            async with asyncio.timeout(30):
+                while store.get_bot("bolt") is None:
+                    await asyncio.sleep(0.02)
+            assert await _person_status(http, base, "bolt") == 409
     finally:
         store.close()
