@@ -13,6 +13,7 @@ routes between them).
 from __future__ import annotations
 
 import asyncio
+import time
 import weakref
 from typing import Any, Callable
 
@@ -26,6 +27,7 @@ from arena.server.config import ServerConfig
 from arena.server.connection import AuthError, BotConnection, HelloRefused, Identity
 from arena.server.identity import IdentityError, OpenNames, stored_name_problem
 from arena.server.local_tokens import LocalTokens
+from arena.server.retry import LogThrottle
 from arena.server.revoke import disconnect
 from arena.storage.base import PERSON_KIND, BotRecord, Store, StorageError
 from arena.storage.writer import StoreWriter
@@ -49,6 +51,7 @@ class BotGate:
         self.store = store
         self.writer = writer  # an open server's new names are stored through it
         self._storing: set[asyncio.Task[None]] = set()
+        self._store_down_log = LogThrottle(every_s=60.0)
         self.default_game = default_game  # a hello without ``game`` plays this
         self.metrics = metrics
         self.connections: set[BotConnection] = set()
@@ -150,7 +153,10 @@ class BotGate:
         except StorageError as exc:
             # Unrecorded, the name could be a person's later: the bot comes
             # back when the store takes writes again.
-            log.warning("open_name_not_stored", bot=name, error=str(exc))
+            held_back = self._store_down_log.allow(time.monotonic())
+            if held_back is not None:  # a full disk: a line a minute, not one per hello
+                log.warning("open_name_not_stored", bot=name, error=str(exc),
+                            more_since_last=held_back)
             self._let_go(name, token_hash, lambda conn: conn.refuse(_STORE_DOWN))
             return
         self._stored(name, token_hash, record)
