@@ -1,9 +1,9 @@
 """A hosted bot playing: its active version started in a sandbox for a match.
 
 Each run gets a Unix socket of its own into the arena (:mod:`.run_socket`,
-``ArenaServer.start_unix``, limits per bot); it is bind-mounted into the
-sandbox at ``/arena/arena.sock`` and the relay makes it ``127.0.0.1:7000``
-inside. The bot gets the same four
+``ArenaServer.start_unix``, limits per bot); it is handed to the
+sandbox's relay as a descriptor (no mount names its folder) and the relay
+makes it ``127.0.0.1:7000`` inside. The bot gets the same four
 variables as any bot the arena starts (``ARENA_HOST``, ``ARENA_PORT``,
 ``ARENA_TOKEN``, ``ARENA_NAME``) and from then on is an ordinary bot. Its
 stderr goes to a file while it runs and to the store when it stops, where
@@ -37,7 +37,6 @@ INSIDE_PORT = 7000
 # bye after match_end); it gets this long to write its last lines and leave
 # before it is stopped, so its saved stderr runs to the end of the match.
 LEAVE_GRACE_S = 2.0
-INSIDE_SOCKET = "/arena/arena.sock"
 _RELAY = Path(__file__).with_name("relay.py")
 
 
@@ -61,14 +60,13 @@ class HostedRun:
 def sandbox_spec(version: BotVersion, app: Path, socket_path: Path, token: str,
                  limits: SandboxLimits, name: str | None = None) -> SandboxSpec:
     relay = [sandbox_python(), "-I", "/arena/relay.py", "--port", str(INSIDE_PORT),
-             "--to", INSIDE_SOCKET, "--log-cap", str(LOG_CAP_BYTES), "--"]
+             "--log-cap", str(LOG_CAP_BYTES), "--"]
     return SandboxSpec(
         command=[*relay, *interpreter_command(version.run)], app_dir=app,
         env={"ARENA_HOST": "127.0.0.1", "ARENA_PORT": str(INSIDE_PORT), "ARENA_TOKEN": token,
              "ARENA_NAME": name or version.bot, "ARENA_MAX_MATCHES": "1", "PYTHONUNBUFFERED": "1"},
-        mounts=[*python_mounts(), Mount(_RELAY, "/arena/relay.py"),
-                Mount(socket_path, INSIDE_SOCKET)],
-        limits=limits)
+        mounts=[*python_mounts(), Mount(_RELAY, "/arena/relay.py")],
+        limits=limits, socket=socket_path)
 
 
 class TokenIssuer(Protocol):
