@@ -26,6 +26,7 @@ from arena.hosting.errors import HostingError
 from arena.hosting.local_build import ensure_built
 from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap
 from arena.hosting.run_socket import Listener, RunSocket
+from arena.hosting.seats import SeatKeeper
 from arena.hosting.sandbox import (Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts,
                                    sandbox_python)
 from arena.hosting.versions import BotVersion, BuildStatus, VersionStore
@@ -37,6 +38,9 @@ INSIDE_PORT = 7000
 # bye after match_end); it gets this long to write its last lines and leave
 # before it is stopped, so its saved stderr runs to the end of the match.
 LEAVE_GRACE_S = 2.0
+# A tournament entrant whose bot plays a ladder match on another node waits
+# this long for that match to end (ladder matches last a minute or two).
+ENTRANT_SEAT_WAIT_S = 300.0
 _RELAY = Path(__file__).with_name("relay.py")
 
 
@@ -94,12 +98,25 @@ class HostedBots:
         self.tokens = tokens
         self.limits = limits
         self.runs: dict[str, HostedRun] = {}
+        # Tournament entrants' runs take their bot's seat of the store, as
+        # ladder tables do: one bot's sandboxes never run on two nodes at once.
+        self.entrant_seats = SeatKeeper(versions, on_lost=self._seat_lost)
+        self.seat_wait_s = ENTRANT_SEAT_WAIT_S
         versions.on_retire.append(self.retire)
 
     def close(self) -> None:
         """No longer told about removals (the service stopped)."""
         if self.retire in self.versions.on_retire:
             self.versions.on_retire.remove(self.retire)
+
+    def seated_here(self) -> set[str]:
+        """Bots whose seat this node holds for tournament entrants (the
+        ladder's own tables are its ``playing``)."""
+        return self.entrant_seats.bots()
+
+    async def _seat_lost(self, bot: str) -> None:
+        for seat in [s for s, run in self.runs.items() if run.version.bot == bot]:
+            await self.stop(seat)
 
     def ready_bots(self) -> list[BotVersion]:
         """Reads files: the ladder calls it off the event loop."""
@@ -128,14 +145,22 @@ class HostedBots:
     async def start_version(self, bot: str, version_number: int, seat: str) -> HostedRun:
         """Start version ``version_number`` of ``bot``, whichever version is
         active, under the name ``seat`` (a tournament seats two versions of
-        one bot side by side, e.g. ``mybot.v6`` and ``mybot.v7``)."""
+        one bot side by side, e.g. ``mybot.v6`` and ``mybot.v7``). The
+        bot's seat of the store is taken first (waiting up to
+        ``seat_wait_s`` for a ladder match elsewhere to end) and given back
+        when the last of its runs here stops."""
         if await asyncio.to_thread(self.versions.is_removed, bot):
             raise HostingError(f"bot {bot!r} was removed; it no longer plays")
         version = await asyncio.to_thread(self.versions.get, bot, version_number)
         if version.status is not BuildStatus.READY:
             raise HostingError(f"{bot} v{version_number} is {version.status.value}, not ready "
                                f"to play{': ' + version.reason if version.reason else ''}")
-        return await self._run(version, seat)
+        await self.entrant_seats.take(bot, seat, wait_s=self.seat_wait_s)
+        try:
+            return await self._run(version, seat)
+        except BaseException:
+            await self.entrant_seats.give_back(bot, seat)
+            raise
 
     async def _run(self, version: BotVersion, seat: str) -> HostedRun:
         if seat in self.runs and self.runs[seat].alive:
@@ -174,6 +199,7 @@ class HostedBots:
             except TimeoutError:
                 pass  # it did not leave by itself: stopped below
         await run.sandbox.stop()
+        await self.entrant_seats.give_back(run.version.bot, bot)
         await asyncio.to_thread(self._keep_log, run, match_id)
         log.info("hosted_bot_stopped", bot=bot, version=run.version.version, match=match_id)
 
@@ -195,3 +221,4 @@ class HostedBots:
     async def stop_all(self) -> None:
         for bot in list(self.runs):
             await self.stop(bot)
+        await self.entrant_seats.close()
