@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 import arena
+import pytest
 from arena.hosting.builder import submit_and_build
 from arena.hosting.stage import STAGE_ROOT
 from arena.hosting.versions import BuildStatus
@@ -154,3 +155,17 @@ async def test_a_build_sees_no_host_paths_and_only_a_minimal_etc(arena: Arena) -
     # The build log names the build command; only what the probe printed counts.
     assert_no_host_paths("\n".join(l for l in text.splitlines() if l.startswith("PROBE")), arena)
     assert_minimal_etc(found)
+
+
+async def test_a_sandbox_whose_folders_cannot_be_overlaid_is_refused_with_a_reason(
+        tmp_path: Path) -> None:
+    from arena.hosting.errors import SandboxError
+    from arena.hosting.sandbox import Sandbox, SandboxSpec, python_mounts
+
+    spec = SandboxSpec(command=["/bin/true"], app_dir=tmp_path / "gone", mounts=python_mounts())
+    sandbox = Sandbox(spec)
+    try:
+        with pytest.raises(SandboxError, match="overlayfs"):
+            await sandbox.start()
+    finally:
+        await sandbox.stop()
