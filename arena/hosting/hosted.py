@@ -130,9 +130,13 @@ class HostedBots:
         revoked = self.tokens.revoke_bot(bot)
         log.info("hosted_bot_retired", bot=bot, removed=removed, tokens=revoked)
 
-    async def start(self, bot: str, version_number: int | None = None) -> HostedRun:
+    async def start(self, bot: str, version_number: int | None = None, *,
+                    take_seat: bool = False) -> HostedRun:
         """Start ``bot``'s active version (``version_number``: only if it is
-        that one, as a validation match needs)."""
+        that one, as a validation match needs). ``take_seat``: the run takes
+        the bot's seat of the store itself, given back when it stops (a
+        challenge match; the ladder seats its tables itself); raises
+        :class:`SeatTakenError` while another node has the bot seated."""
         if await asyncio.to_thread(self.versions.is_removed, bot):
             raise HostingError(f"bot {bot!r} was removed; it no longer plays")
         version = await asyncio.to_thread(self.versions.active, bot)
@@ -140,7 +144,14 @@ class HostedBots:
             raise HostingError(f"bot {bot!r} has no ready version to play")
         if version_number is not None and version.version != version_number:
             raise HostingError(f"bot {bot!r} v{version_number} no longer is the version that plays")
-        return await self._run(version, bot)
+        if not take_seat:
+            return await self._run(version, bot)
+        await self.entrant_seats.take(bot, bot)
+        try:
+            return await self._run(version, bot)
+        except BaseException:
+            await self.entrant_seats.give_back(bot, bot)
+            raise
 
     async def start_version(self, bot: str, version_number: int, seat: str) -> HostedRun:
         """Start version ``version_number`` of ``bot``, whichever version is

@@ -205,3 +205,35 @@ async def test_a_ladder_match_whose_store_is_away_stops_its_hosted_bot(
     # Stopped before its lease ran out; the match goes on without it.
     await until(lambda: node.ladder.hosted.running == set())
     await finish(node)
+
+
+async def test_a_challenge_match_takes_its_hosted_bots_seat(tmp_path) -> None:
+    from arena.tournament.challenge_play import ChallengeService
+    from tests.tournament.test_challenge_service import LIMITS, FakeServer as ChallengeServer, \
+        _ask, _settle
+
+    db = str(tmp_path / "arena.db")
+    a_store, b_store = open_store(db, node="node-a"), open_store(db, node="node-b")
+    a, b = VersionStore(a_store, tmp_path / "a"), VersionStore(b_store, tmp_path / "b")
+    server = ChallengeServer(a_store)  # type: ignore[arg-type]
+    ready(a, "solo")
+    cid = _ask(a_store, "solo", "rival", 1)  # type: ignore[arg-type]
+    here = hosted(a, tmp_path, "a")
+    service = ChallengeService(LIMITS, hosted=here)
+    service.server = server
+    server.idle = {"rival"}
+    try:
+        assert b.claim_seat("solo", 600)  # another node's ladder plays it
+        await service.tick()
+        await _settle(server)
+        assert server.calls == [] and here.runs == {}  # not started twice
+        b.release_seat("solo")
+        await service.tick()
+        await _settle(server, 1)
+        assert server.calls == [(cid, 0)] and b.seated_elsewhere() == {"solo"}
+        await server.results.put(None)
+    finally:
+        await service.stop()
+        await server.writer.close()
+        a_store.close()
+        b_store.close()
