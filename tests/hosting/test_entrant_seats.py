@@ -237,3 +237,21 @@ async def test_a_challenge_match_takes_its_hosted_bots_seat(tmp_path) -> None:
         await server.writer.close()
         a_store.close()
         b_store.close()
+
+
+async def test_an_entrant_whose_store_is_away_is_stopped_before_its_seat_runs_out(
+        stores, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = stores("node-a"), stores("node-b")
+    ready(a, "solo")
+    here = hosted(a, tmp_path, "a")
+    here.entrant_seats.lease_s = 3.0
+    await here.start_version("solo", 1, "solo.v1")
+    fail_renewals(a, monkeypatch)
+
+    def away(bot: str) -> None:
+        raise StorageError("the database is away")
+
+    monkeypatch.setattr(a, "release_seat", away)
+    await until(lambda: here.runs == {})
+    assert b.seated_elsewhere() == {"solo"}  # stopped while its seat still held
+    await here.stop_all()
