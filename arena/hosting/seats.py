@@ -8,6 +8,12 @@ the match plays and gives them back when it ends. Another node's ladder
 leaves a seated bot out; a node that died keeps its bots seated only until
 their leases run out (``SEAT_LEASE_S``), then any node seats them again.
 
+Tournament entrants and challenge matches take the same seat for their
+runs (:class:`SeatKeeper` in ``HostedBots``), so no node's ladder starts a
+bot one of them plays. A node that cannot renew a seat in time (the store
+away) gives it up and stops the bot's run before the lease runs out, so the
+node that seats it next never runs it beside a run left here.
+
 Remote bots that opted in to the ladder need no seat: each is connected to
 one node's lobby, and only that node's ladder can seat it.
 """
