@@ -1,9 +1,9 @@
 """A hosted bot playing: its active version started in a sandbox for a match.
 
 Each run gets a Unix socket of its own into the arena (:mod:`.run_socket`,
-``ArenaServer.start_unix``, limits per bot); it is bind-mounted into the
-sandbox at ``/arena/arena.sock`` and the relay makes it ``127.0.0.1:7000``
-inside. The bot gets the same four
+``ArenaServer.start_unix``, limits per bot); it is handed to the
+sandbox's relay as a descriptor (no mount names its folder) and the relay
+makes it ``127.0.0.1:7000`` inside. The bot gets the same four
 variables as any bot the arena starts (``ARENA_HOST``, ``ARENA_PORT``,
 ``ARENA_TOKEN``, ``ARENA_NAME``) and from then on is an ordinary bot. Its
 stderr goes to a file while it runs and to the store when it stops, where
@@ -26,6 +26,7 @@ from arena.hosting.errors import HostingError
 from arena.hosting.local_build import ensure_built
 from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap
 from arena.hosting.run_socket import Listener, RunSocket
+from arena.hosting.seats import SeatKeeper
 from arena.hosting.sandbox import (Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts,
                                    sandbox_python)
 from arena.hosting.versions import BotVersion, BuildStatus, VersionStore
@@ -37,7 +38,9 @@ INSIDE_PORT = 7000
 # bye after match_end); it gets this long to write its last lines and leave
 # before it is stopped, so its saved stderr runs to the end of the match.
 LEAVE_GRACE_S = 2.0
-INSIDE_SOCKET = "/arena/arena.sock"
+# A tournament entrant whose bot plays a ladder match on another node waits
+# this long for that match to end (ladder matches last a minute or two).
+ENTRANT_SEAT_WAIT_S = 300.0
 _RELAY = Path(__file__).with_name("relay.py")
 
 
@@ -61,14 +64,13 @@ class HostedRun:
 def sandbox_spec(version: BotVersion, app: Path, socket_path: Path, token: str,
                  limits: SandboxLimits, name: str | None = None) -> SandboxSpec:
     relay = [sandbox_python(), "-I", "/arena/relay.py", "--port", str(INSIDE_PORT),
-             "--to", INSIDE_SOCKET, "--log-cap", str(LOG_CAP_BYTES), "--"]
+             "--log-cap", str(LOG_CAP_BYTES), "--"]
     return SandboxSpec(
         command=[*relay, *interpreter_command(version.run)], app_dir=app,
         env={"ARENA_HOST": "127.0.0.1", "ARENA_PORT": str(INSIDE_PORT), "ARENA_TOKEN": token,
              "ARENA_NAME": name or version.bot, "ARENA_MAX_MATCHES": "1", "PYTHONUNBUFFERED": "1"},
-        mounts=[*python_mounts(), Mount(_RELAY, "/arena/relay.py"),
-                Mount(socket_path, INSIDE_SOCKET)],
-        limits=limits)
+        mounts=[*python_mounts(), Mount(_RELAY, "/arena/relay.py")],
+        limits=limits, socket=socket_path)
 
 
 class TokenIssuer(Protocol):
@@ -96,12 +98,25 @@ class HostedBots:
         self.tokens = tokens
         self.limits = limits
         self.runs: dict[str, HostedRun] = {}
+        # Tournament entrants' runs take their bot's seat of the store, as
+        # ladder tables do: one bot's sandboxes never run on two nodes at once.
+        self.entrant_seats = SeatKeeper(versions, on_lost=self._seat_lost)
+        self.seat_wait_s = ENTRANT_SEAT_WAIT_S
         versions.on_retire.append(self.retire)
 
     def close(self) -> None:
         """No longer told about removals (the service stopped)."""
         if self.retire in self.versions.on_retire:
             self.versions.on_retire.remove(self.retire)
+
+    def seated_here(self) -> set[str]:
+        """Bots whose seat this node holds for tournament entrants (the
+        ladder's own tables are its ``playing``)."""
+        return self.entrant_seats.bots()
+
+    async def _seat_lost(self, bot: str) -> None:
+        for seat in [s for s, run in self.runs.items() if run.version.bot == bot]:
+            await self.stop(seat)
 
     def ready_bots(self) -> list[BotVersion]:
         """Reads files: the ladder calls it off the event loop."""
@@ -115,9 +130,13 @@ class HostedBots:
         revoked = self.tokens.revoke_bot(bot)
         log.info("hosted_bot_retired", bot=bot, removed=removed, tokens=revoked)
 
-    async def start(self, bot: str, version_number: int | None = None) -> HostedRun:
+    async def start(self, bot: str, version_number: int | None = None, *,
+                    take_seat: bool = False) -> HostedRun:
         """Start ``bot``'s active version (``version_number``: only if it is
-        that one, as a validation match needs)."""
+        that one, as a validation match needs). ``take_seat``: the run takes
+        the bot's seat of the store itself, given back when it stops (a
+        challenge match; the ladder seats its tables itself); raises
+        :class:`SeatTakenError` while another node has the bot seated."""
         if await asyncio.to_thread(self.versions.is_removed, bot):
             raise HostingError(f"bot {bot!r} was removed; it no longer plays")
         version = await asyncio.to_thread(self.versions.active, bot)
@@ -125,19 +144,34 @@ class HostedBots:
             raise HostingError(f"bot {bot!r} has no ready version to play")
         if version_number is not None and version.version != version_number:
             raise HostingError(f"bot {bot!r} v{version_number} no longer is the version that plays")
-        return await self._run(version, bot)
+        if not take_seat:
+            return await self._run(version, bot)
+        await self.entrant_seats.take(bot, bot)
+        try:
+            return await self._run(version, bot)
+        except BaseException:
+            await self.entrant_seats.give_back(bot, bot)
+            raise
 
     async def start_version(self, bot: str, version_number: int, seat: str) -> HostedRun:
         """Start version ``version_number`` of ``bot``, whichever version is
         active, under the name ``seat`` (a tournament seats two versions of
-        one bot side by side, e.g. ``mybot.v6`` and ``mybot.v7``)."""
+        one bot side by side, e.g. ``mybot.v6`` and ``mybot.v7``). The
+        bot's seat of the store is taken first (waiting up to
+        ``seat_wait_s`` for a ladder match elsewhere to end) and given back
+        when the last of its runs here stops."""
         if await asyncio.to_thread(self.versions.is_removed, bot):
             raise HostingError(f"bot {bot!r} was removed; it no longer plays")
         version = await asyncio.to_thread(self.versions.get, bot, version_number)
         if version.status is not BuildStatus.READY:
             raise HostingError(f"{bot} v{version_number} is {version.status.value}, not ready "
                                f"to play{': ' + version.reason if version.reason else ''}")
-        return await self._run(version, seat)
+        await self.entrant_seats.take(bot, seat, wait_s=self.seat_wait_s)
+        try:
+            return await self._run(version, seat)
+        except BaseException:
+            await self.entrant_seats.give_back(bot, seat)
+            raise
 
     async def _run(self, version: BotVersion, seat: str) -> HostedRun:
         if seat in self.runs and self.runs[seat].alive:
@@ -176,6 +210,7 @@ class HostedBots:
             except TimeoutError:
                 pass  # it did not leave by itself: stopped below
         await run.sandbox.stop()
+        await self.entrant_seats.give_back(run.version.bot, bot)
         await asyncio.to_thread(self._keep_log, run, match_id)
         log.info("hosted_bot_stopped", bot=bot, version=run.version.version, match=match_id)
 
@@ -197,3 +232,4 @@ class HostedBots:
     async def stop_all(self) -> None:
         for bot in list(self.runs):
             await self.stop(bot)
+        await self.entrant_seats.close()

@@ -138,7 +138,9 @@ class Ladder:
         return LadderSnapshot(ratings, ready, removed, frozenset(seated_elsewhere))
 
     def _hosted_reads(self) -> tuple[list[BotVersion], set[str]]:
-        return self.hosted.ready_bots(), self.hosted.versions.seated_elsewhere()
+        # Seated elsewhere, or here by a tournament's entrants: not free.
+        return (self.hosted.ready_bots(),
+                self.hosted.versions.seated_elsewhere() | self.hosted.seated_here())
 
     def _store_reads(self) -> tuple[dict[tuple[str, str], tuple[float, float]], frozenset[str]]:
         removed = frozenset(b.name for b in self.server.store.list_bots() if b.removed)
@@ -213,7 +215,7 @@ class Ladder:
         try:
             # Its bot may play its previous version on another node now.
             async with seated(self.hosted.versions, [version.bot],
-                              lease_s=self.settings.seat_lease_s):
+                              lease_s=self.settings.seat_lease_s, on_lost=self._seat_lost):
                 result = await play_validation(self.server, self.hosted, version,
                                                claim_timeout_s=self.settings.claim_timeout_s,
                                                house_bot=self.settings.house_bot)
@@ -234,6 +236,11 @@ class Ladder:
         finally:
             self.playing.discard(version.bot)
             self._validating = False
+
+    async def _seat_lost(self, bot: str) -> None:
+        """Its seat could not be kept: its run stops before another node may
+        start one (the match goes on, the bot's seat played by autopilot)."""
+        await self.hosted.stop(bot)
 
     def start_one(self, snapshot: LadderSnapshot | None = None) -> asyncio.Task[Any] | None:
         entrants = self.entrants(snapshot)
@@ -267,7 +274,8 @@ class Ladder:
         try:
             # Remote bots that opted in are on this node's lobby alone: only
             # hosted ones need a seat of the store.
-            async with seated(self.hosted.versions, hosted, lease_s=self.settings.seat_lease_s):
+            async with seated(self.hosted.versions, hosted, lease_s=self.settings.seat_lease_s,
+                              on_lost=self._seat_lost):
                 try:
                     for name in names:
                         if name in hosted:  # remote bots are connected already

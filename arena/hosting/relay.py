@@ -1,7 +1,9 @@
 """Inside a sandbox: plain TCP on 127.0.0.1 carried to the arena's Unix socket.
 
 The sandbox has a network namespace of its own, so nothing outside is
-reachable; the arena bind-mounts one Unix socket into it. This relay listens
+reachable; the arena hands it one Unix socket, as a descriptor it reaches
+at ``$ARENA_SOCKET`` (``/proc/self/fd/N``; the variable is not passed on to
+the bot, nor is the descriptor). This relay listens
 on ``127.0.0.1:PORT`` inside the sandbox and forwards every connection to
 that socket, so a hosted bot connects exactly as a remote bot does
 (``ARENA_HOST``/``ARENA_PORT``). It starts the bot's command, forwards
@@ -91,7 +93,8 @@ def _not_dumpable() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, default=None)
-    parser.add_argument("--to", default=None, help="the arena's Unix socket")
+    parser.add_argument("--to", default=os.environ.pop("ARENA_SOCKET", None),
+                        help="the arena's Unix socket (default: $ARENA_SOCKET)")
     parser.add_argument("--log-cap", type=int, default=1 << 20, help="bytes of log kept")
     parser.add_argument("--build", action="store_true", help="keep stdout too (a build's output)")
     parser.add_argument("command", nargs=argparse.REMAINDER)

@@ -1,7 +1,7 @@
 """Each hosted run's own Unix socket into the arena, with limits of its own.
 
-Every run gets a socket of its own (bind-mounted into its sandbox as
-``/arena/arena.sock``), so no bot can reach another's. The arena counts
+Every run gets a socket of its own (handed to its sandbox's relay as a
+descriptor), so no bot can reach another's. The arena counts
 connections by peer address, and every Unix socket peer has the same empty
 one; here each connection's transport names its bot instead
 (``hosted:<bot>``), so the server's per-address limit counts each hosted bot

@@ -24,13 +24,15 @@ import os
 import resource
 import shutil
 import signal
+import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import structlog
 
 from arena.hosting.cgroups import CgroupTree, SandboxCgroup, default_hosted_cpus
+from arena.hosting import stage
 from arena.hosting.errors import SandboxError
 from arena.hosting.rootfs import PYTHON_PREFIX, etc_binds, etc_files, localtime_args, python_runtime
 from arena.hosting.syscalls import filter_fd
@@ -72,6 +74,9 @@ class SandboxSpec:
     env: dict[str, str] = field(default_factory=dict)
     mounts: list[Mount] = field(default_factory=list)
     limits: SandboxLimits = field(default_factory=SandboxLimits)
+    # The arena's Unix socket for this run: handed over as a descriptor,
+    # reached inside at ``$ARENA_SOCKET`` (``/proc/self/fd/N``), never mounted.
+    socket: Path | None = None
 
 
 def bwrap_path() -> str:
@@ -122,11 +127,16 @@ def _system_args(made: set[str]) -> list[str]:
 
 
 def bwrap_argv(spec: SandboxSpec, uid: int, seccomp_fd: int | None = None,
-               data_fds: dict[str, int] | None = None) -> list[str]:
+               data_fds: dict[str, int] | None = None, staged: dict[str, str] | None = None,
+               socket_fd: int | None = None) -> list[str]:
     """The bubblewrap command line for ``spec`` (pure: easy to inspect in tests);
     ``seccomp_fd`` is where bubblewrap reads the syscall filter from,
     ``data_fds`` where it reads the files written for the sandbox (by path
-    inside: ``etc_files``)."""
+    inside: ``etc_files``, and mounted files given as data), ``staged``
+    where each mounted folder is overlaid (by path inside, see ``stage``),
+    ``socket_fd`` the descriptor of the run's socket."""
+    data_fds = data_fds or {}
+    staged = staged or {}
     limits = spec.limits
     made: set[str] = set()
     # bubblewrap runs as root (it can then mount sources the bot's user id
@@ -137,19 +147,25 @@ def bwrap_argv(spec: SandboxSpec, uid: int, seccomp_fd: int | None = None,
             "--hostname", "bot", *_system_args(made), "--proc", "/proc", "--dev", "/dev",
             "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
             "--unshare-net"]  # always: builds too (no hosted code sees the host's network)
-    for target, fd in sorted((data_fds or {}).items()):
+    for target, fd in sorted(data_fds.items()):
         argv += [*_dirs(target, made), "--perms", "0644", "--ro-bind-data", str(fd), target]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
-    argv += ["--bind" if spec.app_writable else "--ro-bind", str(spec.app_dir), "/bot"]
+    argv += ["--bind" if spec.app_writable else "--ro-bind", staged.get("/bot", str(spec.app_dir)),
+             "/bot"]
     for mount in spec.mounts:
+        if mount.target in data_fds:
+            continue
         argv += _dirs(mount.target, made)
-        argv += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
+        argv += ["--bind" if mount.writable else "--ro-bind",
+                 staged.get(mount.target, str(mount.source)), mount.target]
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
            "LANG": "C.UTF-8", "PYTHONPATH": "/arena/lib", "PYTHONDONTWRITEBYTECODE": "1"}
     if any(mount.target == PYTHON_PREFIX for mount in spec.mounts):
         env.update(python_runtime().env)  # what the mounted interpreter needs to start
     env.update(spec.env)
+    if socket_fd is not None:
+        env["ARENA_SOCKET"] = f"/proc/self/fd/{socket_fd}"
     argv.append("--clearenv")
     for key, value in env.items():
         argv += ["--setenv", key, value]
@@ -167,10 +183,36 @@ def _data_fd(data: bytes) -> int:
     return fd
 
 
-def _child_setup(procs_files: list[str], limits: SandboxLimits, limit_data: bool) -> None:
-    """Runs in the child between fork and exec: joins the cgroups and sets the
-    rlimits, which the bot inherits (RLIMIT_NPROC counts once setpriv has
-    switched to the sandbox's user id)."""
+def _hidden_sources(spec: SandboxSpec) -> tuple[list[stage.StagedDir], dict[str, bytes]]:
+    """What of ``spec``'s mounts would name a host path inside: read-only
+    folders (overlaid on the stage, by path inside) and read-only files
+    (given as data). Writable mounts are tmpfs roots (a build's disk) and
+    mounts at their own path (``/usr``) name nothing and stay binds."""
+    folders: list[tuple[str, Path]] = []
+    files: dict[str, bytes] = {}
+    if not spec.app_writable:
+        folders.append(("/bot", spec.app_dir))
+    for mount in spec.mounts:
+        if mount.writable or str(mount.source) == mount.target:
+            continue
+        if mount.source.is_dir():
+            folders.append((mount.target, mount.source))
+        elif mount.source.is_file():
+            files[mount.target] = mount.source.read_bytes()
+    if not stage.overlay_available():
+        return [], files
+    staged = stage.plan([source for _, source in folders])
+    return [replace(item, target=target) for item, (target, _) in zip(staged, folders)], files
+
+
+def _child_setup(procs_files: list[str], limits: SandboxLimits, limit_data: bool,
+                 staged: list[stage.StagedDir]) -> None:
+    """Runs in the child between fork and exec: overlays the mounted folders
+    in a mount namespace of its own (``stage``), joins the cgroups and sets
+    the rlimits, which the bot inherits (RLIMIT_NPROC counts once setpriv
+    has switched to the sandbox's user id)."""
+    if staged:
+        stage.enter(staged)
     os.setsid()
     pid = str(os.getpid())
     for path in procs_files:
@@ -216,10 +258,22 @@ class Sandbox:
         if os.geteuid() != 0:
             raise SandboxError("the sandbox needs the arena to run as root (it gives each bot "
                                "a user id of its own)")
+        staged, files = _hidden_sources(self.spec)
+        if staged:
+            stage.prepare()
         fds = [filter_fd()]
-        data_fds = {path: _data_fd(data) for path, data in etc_files(self.uid).items()}
+        data = {**etc_files(self.uid), **files}
+        data_fds = {path: _data_fd(content) for path, content in data.items()}
         fds += data_fds.values()
-        argv = bwrap_argv(self.spec, self.uid, fds[0], data_fds)
+        socket_fd = None
+        if self.spec.socket is not None:
+            # O_PATH: the relay connects through /proc/self/fd/N; no mount
+            # names the socket's folder, and the relay (not dumpable) keeps
+            # the descriptor from the bot.
+            socket_fd = os.open(self.spec.socket, os.O_PATH)
+            fds.append(socket_fd)
+        argv = bwrap_argv(self.spec, self.uid, fds[0], data_fds,
+                          {item.target: item.path for item in staged}, socket_fd)
         # bubblewrap reads its options from a descriptor (``--args``): its
         # command line, which every process in the sandbox can read as
         # /proc/1/cmdline, then names no host path, only the command that
@@ -237,7 +291,11 @@ class Sandbox:
                 *argv, stdin=asyncio.subprocess.DEVNULL,
                 stdout=self._stderr or asyncio.subprocess.DEVNULL,
                 stderr=self._stderr or asyncio.subprocess.DEVNULL,
-                preexec_fn=lambda: _child_setup(procs, limits, limit_data), pass_fds=fds)
+                preexec_fn=lambda: _child_setup(procs, limits, limit_data, staged), pass_fds=fds)
+        except subprocess.SubprocessError as exc:
+            raise SandboxError(f"the sandbox could not be set up ({exc}); its folders are "
+                               "overlaid (overlayfs) in a mount namespace of its own, which "
+                               "needs root and a kernel with overlayfs") from exc
         finally:
             for fd in fds:
                 os.close(fd)

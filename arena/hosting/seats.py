@@ -8,6 +8,12 @@ the match plays and gives them back when it ends. Another node's ladder
 leaves a seated bot out; a node that died keeps its bots seated only until
 their leases run out (``SEAT_LEASE_S``), then any node seats them again.
 
+Tournament entrants and challenge matches take the same seat for their
+runs (:class:`SeatKeeper` in ``HostedBots``), so no node's ladder starts a
+bot one of them plays. A node that cannot renew a seat in time (the store
+away) gives it up and stops the bot's run before the lease runs out, so the
+node that seats it next never runs it beside a run left here.
+
 Remote bots that opted in to the ladder need no seat: each is connected to
 one node's lobby, and only that node's ladder can seat it.
 """
@@ -16,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import AsyncIterator, Iterable
+from typing import AsyncIterator, Awaitable, Callable, Iterable
 
 import structlog
 
@@ -31,41 +37,141 @@ log = structlog.get_logger("arena.hosting.seats")
 SEAT_LEASE_S = 90.0
 
 
+# A node that could not renew a seat for this share of its lease gives the
+# seat up (and stops the runs it was for) before another node may take it:
+# never two sandboxes of one bot, even when the store was away for long.
+GIVE_UP_SHARE = 5 / 6
+
+LostSeat = Callable[[str], Awaitable[None]]
+
+
+class SeatKeeper:
+    """The seats this node holds, each for one or more runs (a tournament
+    match may seat v6 and v7 of one bot), renewed every third of the lease
+    while any is held. A seat that could not be renewed for
+    ``GIVE_UP_SHARE`` of the lease (the store away), or that another node
+    holds now, is given up: ``on_lost(bot)`` stops its runs."""
+
+    def __init__(self, versions: VersionStore, *, lease_s: float = SEAT_LEASE_S,
+                 on_lost: LostSeat | None = None) -> None:
+        self.versions = versions
+        self.lease_s = lease_s
+        self.on_lost = on_lost
+        self.holders: dict[str, set[str]] = {}  # bot -> the runs its seat is for
+        self._renewed: dict[str, float] = {}  # bot -> when its last kept claim was sent
+        self._lost: set[str] = set()  # given up; its row (if a late claim left one) goes too
+        self._task: asyncio.Task[None] | None = None
+        self._claiming: asyncio.Future[bool] | None = None  # a renewal in its thread
+
+    def bots(self) -> set[str]:
+        return set(self.holders)
+
+    async def take(self, bot: str, holder: str, *, wait_s: float = 0.0) -> None:
+        """Seat ``bot`` for ``holder``; while another node has it seated, try
+        again for ``wait_s`` seconds, then raise :class:`SeatTakenError`."""
+        if bot in self.holders:
+            self.holders[bot].add(holder)
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        while True:
+            sent = loop.time()
+            if await asyncio.to_thread(self.versions.claim_seat, bot, self.lease_s):
+                break
+            if loop.time() >= deadline:
+                raise SeatTakenError(f"hosted bot {bot!r} is playing a match on another node "
+                                     "of the store; it is seated here once that match ends")
+            await asyncio.sleep(min(0.5, max(0.0, deadline - loop.time())))
+        if bot in self.holders:  # taken meanwhile by another holder here
+            self.holders[bot].add(holder)
+            return
+        self.holders[bot] = {holder}
+        self._renewed[bot] = sent
+        if self._task is None or self._task.done():
+            self._task = loop.create_task(self._renew())
+
+    async def give_back(self, bot: str, holder: str) -> None:
+        """``holder`` is done; the seat is given back when nobody here needs it."""
+        holders = self.holders.get(bot)
+        if holders is None:
+            if bot not in self._lost:
+                return
+            self._lost.discard(bot)  # a renewal that ended late may have kept its row
+        else:
+            holders.discard(holder)
+            if holders:
+                return
+            del self.holders[bot]
+            self._renewed.pop(bot, None)
+        try:
+            await asyncio.to_thread(self.versions.release_seat, bot)
+        except Exception as exc:  # noqa: BLE001 - the store is away: the lease runs out
+            log.warning("hosted_seat_not_released", bot=bot, error=str(exc))
+
+    async def close(self) -> None:
+        """Stop renewing; a renewal under way in its thread ends first, so
+        it cannot claim a seat again after it was given back."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._claiming is not None and not self._claiming.done():
+            await asyncio.wait([self._claiming], timeout=self.lease_s)
+
+    async def _renew(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.holders:
+            await asyncio.sleep(self.lease_s / 6)
+            for bot in list(self.holders):
+                renewed = self._renewed.get(bot)
+                if renewed is None:
+                    continue
+                give_up_at = renewed + self.lease_s * GIVE_UP_SHARE
+                if loop.time() - renewed < self.lease_s / 3 - 1e-6:
+                    continue  # renewed recently enough
+                sent = loop.time()
+                claim = self._claiming = asyncio.ensure_future(
+                    asyncio.to_thread(self.versions.claim_seat, bot, self.lease_s))
+                # Its failure is handled below, or was given up on (a late one).
+                claim.add_done_callback(lambda f: f.cancelled() or f.exception())
+                try:
+                    kept: bool | None = await asyncio.wait_for(asyncio.shield(claim),
+                                                               max(0.0, give_up_at - sent))
+                except Exception as exc:  # noqa: BLE001 - the store is away: try again soon
+                    log.warning("hosted_seat_not_renewed", bot=bot, error=str(exc) or
+                                type(exc).__name__)
+                    kept = None
+                if bot not in self.holders:
+                    continue  # given back meanwhile
+                if kept:
+                    self._renewed[bot] = sent
+                elif kept is False or loop.time() >= give_up_at:
+                    # Lost (another node seats it now) or about to be lost:
+                    # its runs here stop before another node may start one.
+                    log.warning("hosted_seat_lost", bot=bot,
+                                reason="taken" if kept is False else "store_unreachable")
+                    del self.holders[bot]
+                    self._renewed.pop(bot, None)
+                    self._lost.add(bot)
+                    if self.on_lost is not None:
+                        await self.on_lost(bot)
+
+
 @contextlib.asynccontextmanager
 async def seated(versions: VersionStore, bots: Iterable[str], *,
-                 lease_s: float = SEAT_LEASE_S) -> AsyncIterator[list[str]]:
+                 lease_s: float = SEAT_LEASE_S,
+                 on_lost: LostSeat | None = None) -> AsyncIterator[list[str]]:
     """Hold the seats of ``bots`` (hosted bots) for the block; raises
-    :class:`SeatTakenError` (holding none) if another node has one seated."""
+    :class:`SeatTakenError` (holding none) if another node has one seated.
+    ``on_lost(bot)``: a seat given up mid-block (see :class:`SeatKeeper`)."""
+    keeper = SeatKeeper(versions, lease_s=lease_s, on_lost=on_lost)
     taken: list[str] = []
     try:
         for bot in sorted(set(bots)):
-            if not await asyncio.to_thread(versions.claim_seat, bot, lease_s):
-                raise SeatTakenError(f"hosted bot {bot!r} is playing a match on another node "
-                                     "of the store; it is seated here once that match ends")
+            await keeper.take(bot, "table")
             taken.append(bot)
-        renewal = asyncio.get_running_loop().create_task(_renew(versions, taken, lease_s))
-        try:
-            yield taken
-        finally:
-            renewal.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await renewal
+        yield taken
     finally:
+        await keeper.close()
         for bot in taken:
-            try:
-                await asyncio.to_thread(versions.release_seat, bot)
-            except Exception as exc:  # noqa: BLE001 - the store is away: the lease runs out
-                log.warning("hosted_seat_not_released", bot=bot, error=str(exc))
-
-
-async def _renew(versions: VersionStore, bots: list[str], lease_s: float) -> None:
-    while True:
-        await asyncio.sleep(lease_s / 3)
-        for bot in bots:
-            try:
-                kept = await asyncio.to_thread(versions.claim_seat, bot, lease_s)
-            except Exception as exc:  # noqa: BLE001 - the store is away: try again next round
-                log.warning("hosted_seat_not_renewed", bot=bot, error=str(exc))
-                continue
-            if not kept:  # out of the store longer than the lease: another node took it
-                log.warning("hosted_seat_lost", bot=bot)
+            await keeper.give_back(bot, "table")

@@ -57,7 +57,7 @@ class HostedRuns(Protocol):
 
     def ready_bots(self) -> list[Any]: ...
 
-    async def start(self, bot: str) -> Any: ...
+    async def start(self, bot: str, *, take_seat: bool = False) -> Any: ...
 
     async def stop(self, bot: str, match_id: str | None = None) -> None: ...
 
@@ -224,7 +224,10 @@ class ChallengeService:
                 assert self.hosted is not None
                 self.ladder_playing.add(name)  # the hosted ladder leaves it alone meanwhile
                 started.append(name)
-                await self.hosted.start(name)
+                # Its seat of the store, as a ladder table's: no node's ladder
+                # starts the bot while this match plays (SeatTakenError if
+                # one plays it now: the match waits for a later tick).
+                await self.hosted.start(name, take_seat=True)
             outcome = await server.play_match(players, tournament_id=cid, slot=(cid, slot.slot),
                                               game=record.game,
                                               claim_timeout_s=self.limits.claim_timeout_s)

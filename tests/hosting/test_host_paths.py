@@ -3,7 +3,9 @@ files of the host's /etc, not where the arena, its interpreter or the bot's
 own files live on the host. The bots here look, as a curious stranger would:
 they list and read /etc, read every command line they can see (their own,
 their parent's, the sandbox's first process), resolve the interpreter and
-print what Python says of its own install."""
+print what Python says of its own install, and read the mount tables
+(``/proc/self/mountinfo``, the first process's, ``/proc/self/mounts``),
+where the kernel names the source folder of every mount."""
 
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ import tempfile
 from pathlib import Path
 
 import arena
+import pytest
 from arena.hosting.builder import submit_and_build
+from arena.hosting.stage import STAGE_ROOT
 from arena.hosting.versions import BuildStatus
 from tests.hosting.conftest import Arena, needs_sandbox
 
@@ -40,6 +44,11 @@ show("prefixes", (sys.prefix, sys.base_prefix, sys.exec_prefix))
 show("path", sys.path)
 show("environ", dict(os.environ))
 show("cwd", os.getcwd())
+for table in ("/proc/self/mountinfo", "/proc/1/mountinfo", "/proc/self/mounts", "/proc/self/maps"):
+    try:
+        show(table, open(table).read())
+    except OSError as exc:
+        show(table, "unreadable %d" % exc.errno)
 for pid in sorted({"self", str(os.getppid()), "1", *[p for p in os.listdir("/proc") if p.isdigit()]}):
     try:
         show("cmdline " + pid, open("/proc/%s/cmdline" % pid, "rb").read().replace(b"\0", b" "))
@@ -49,17 +58,26 @@ for pid in sorted({"self", str(os.getppid()), "1", *[p for p in os.listdir("/pro
         show("exe " + pid, os.readlink("/proc/%s/exe" % pid))
     except OSError as exc:
         show("exe " + pid, "unreadable %d" % exc.errno)
+    try:
+        fds = os.listdir("/proc/%s/fd" % pid)
+        show("fds " + pid, [os.readlink("/proc/%s/fd/%s" % (pid, fd)) for fd in fds])
+    except OSError as exc:
+        show("fds " + pid, "unreadable %d" % exc.errno)
 '''
 
 BOT = (PROBE + "\nfrom protocol.sdk import run_bot\nrun_bot(lambda phase, legal, state: legal[0])\n").encode()
 
 
 def host_paths(arena_: Arena) -> list[str]:
-    """Paths of this host a sandboxed program must not be able to name."""
+    """Paths of this host a sandboxed program must not be able to name: the
+    interpreter's install and the virtualenv, the arena's source, the
+    store's folder and its build cache, the run sockets' folder, the home
+    directory."""
     return sorted({str(Path(sys.prefix)), os.path.realpath(sys.base_prefix),
                    os.path.realpath(sys.executable), str(Path(arena.__file__).resolve().parents[1]),
-                   str(arena_.versions.root.resolve()), str(arena_.hosted.socket_dir.resolve()),
-                   tempfile.gettempdir() + "/arena-", "/root/", "/root'", "/work"})
+                   str(arena_.versions.root.resolve()), str(arena_.versions.root.resolve().parent),
+                   str(arena_.hosted.socket_dir.resolve()), tempfile.gettempdir() + "/arena-",
+                   str(Path.home()) + "/", "/root/", "/root'"})
 
 
 def probed(text: str) -> dict[str, str]:
@@ -68,7 +86,7 @@ def probed(text: str) -> dict[str, str]:
     for line in text.splitlines():
         if not line.startswith("PROBE "):
             continue
-        words = 3 if line.startswith(("PROBE cmdline ", "PROBE exe ")) else 2
+        words = 3 if line.startswith(("PROBE cmdline ", "PROBE exe ", "PROBE fds ")) else 2
         parts = line.split(" ", words)
         if len(parts) == words + 1:
             found[" ".join(parts[1:words])] = parts[words]
@@ -78,6 +96,14 @@ def probed(text: str) -> dict[str, str]:
 def assert_no_host_paths(text: str, arena_: Arena) -> None:
     leaks = [path for path in host_paths(arena_) if path in text]
     assert not leaks, (leaks, text)
+
+
+def assert_mount_tables_read(found: dict[str, str]) -> None:
+    """The probe read the mount tables (runtimes read /proc: it stays) and
+    its own memory map."""
+    assert "python" in eval(found["/proc/self/maps"]), found["/proc/self/maps"]
+    for table in ("/proc/self/mountinfo", "/proc/1/mountinfo", "/proc/self/mounts"):
+        assert " /bot " in eval(found[table]), found[table]
 
 
 def assert_minimal_etc(found: dict[str, str]) -> None:
@@ -101,9 +127,12 @@ async def test_a_playing_bot_sees_no_host_paths_and_only_a_minimal_etc(arena: Ar
     text = kept.decode()
     found = probed(text)
     assert "cmdline 1" in found and "executable" in found, text
+    assert_mount_tables_read(found)
     assert_no_host_paths(text, arena)
     assert_minimal_etc(found)
     assert eval(found["executable"]).startswith("/arena/"), found["executable"]
+    # The overlays were the sandbox's own: none is left in the host's namespace.
+    assert STAGE_ROOT not in Path("/proc/self/mountinfo").read_text()
 
 
 async def test_a_build_sees_no_host_paths_and_only_a_minimal_etc(arena: Arena) -> None:
@@ -122,6 +151,21 @@ async def test_a_build_sees_no_host_paths_and_only_a_minimal_etc(arena: Arena) -
     assert version.status is BuildStatus.READY, text
     found = probed(text)
     assert "cmdline 1" in found, text
+    assert_mount_tables_read(found)
     # The build log names the build command; only what the probe printed counts.
     assert_no_host_paths("\n".join(l for l in text.splitlines() if l.startswith("PROBE")), arena)
     assert_minimal_etc(found)
+
+
+async def test_a_sandbox_whose_folders_cannot_be_overlaid_is_refused_with_a_reason(
+        tmp_path: Path) -> None:
+    from arena.hosting.errors import SandboxError
+    from arena.hosting.sandbox import Sandbox, SandboxSpec, python_mounts
+
+    spec = SandboxSpec(command=["/bin/true"], app_dir=tmp_path / "gone", mounts=python_mounts())
+    sandbox = Sandbox(spec)
+    try:
+        with pytest.raises(SandboxError, match="overlayfs"):
+            await sandbox.start()
+    finally:
+        await sandbox.stop()

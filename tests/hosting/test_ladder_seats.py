@@ -88,6 +88,9 @@ class NamesOnly:
     def ready_bots(self) -> list[Any]:
         return self.versions.ready_bots()
 
+    def seated_here(self) -> set[str]:
+        return set()
+
     async def start(self, bot: str, version_number: int | None = None) -> None:
         self.running.add(bot)
 

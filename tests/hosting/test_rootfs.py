@@ -80,3 +80,39 @@ def test_a_missing_sdk_package_is_named(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(rootfs, "SDK_PACKAGES", ("protocol", "no_such_package_here"))
     with pytest.raises(SandboxError, match="no_such_package_here"):
         python_runtime()
+
+
+def test_mounted_folders_are_overlays_and_mounted_files_are_data(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.hosting import sandbox, stage
+    from arena.hosting.sandbox import Mount
+
+    monkeypatch.setattr(stage, "overlay_available", lambda: True)
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "relay.py").write_text("print('relay')\n")
+    spec = SandboxSpec(command=["true"], app_dir=tmp_path / "app",
+                       mounts=[Mount(tmp_path / "lib", "/arena/lib/x"),
+                               Mount(tmp_path / "relay.py", "/arena/relay.py"),
+                               Mount(Path("/usr/share"), "/usr/share"),  # same path inside
+                               Mount(tmp_path / "out", "/out", writable=True)],
+                       socket=tmp_path / "run.sock")
+    staged, files = sandbox._hidden_sources(spec)
+    assert [(s.target, s.source) for s in staged] == [("/bot", tmp_path / "app"),
+                                                       ("/arena/lib/x", tmp_path / "lib")]
+    assert all(s.path.startswith(stage.STAGE_ROOT + "/") for s in staged)
+    assert files == {"/arena/relay.py": b"print('relay')\n"}
+    argv = bwrap_argv(spec, 61000, data_fds={"/arena/relay.py": 7},
+                      staged={s.target: s.path for s in staged}, socket_fd=9)
+    # Only the writable folder (a build's own tmpfs) and /usr keep their paths.
+    named = [arg for arg in argv if str(tmp_path) in arg]
+    assert named == [str(tmp_path / "out")], named
+    assert argv[argv.index("ARENA_SOCKET") + 1] == "/proc/self/fd/9"
+
+
+def test_without_overlayfs_folders_are_bound_as_they_are(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.hosting import sandbox, stage
+
+    monkeypatch.setattr(stage, "overlay_available", lambda: False)
+    staged, _ = sandbox._hidden_sources(SandboxSpec(command=["true"], app_dir=tmp_path))
+    assert staged == []
