@@ -12,6 +12,9 @@ stopped at the next poll.
 Every poll the director also writes which bots are connected to this node
 (arena/storage/presence.py): other nodes claim only the slots whose bots
 they hold, and a tournament's page says where the bots it waits for are.
+And it sends the bots connected here the deferred reveals they are owed: a
+deck set played out on another node, or while the bot was away
+(arena/tournament/reveals.py).
 
 It never touches a tournament ``arena tournament`` created (its config
 names its ``source`` file, or it has local entrants): that command plays
@@ -34,6 +37,7 @@ from arena.tournament.config import ConfigError, config_from_wire
 from arena.tournament.command import new_runner
 from arena.tournament.errors import TournamentError
 from arena.tournament.host import MatchHost
+from arena.tournament.reveals import RevealCourier
 from arena.tournament.runner import build_schedule
 
 log = structlog.get_logger("arena.director")
@@ -51,6 +55,7 @@ class TournamentDirector:
         self.playing: dict[str, asyncio.Task[None]] = {}
         self._not_ours: set[str] = set()  # logged once each
         self._store_failures = LogThrottle(every_s=60.0)
+        self.courier = RevealCourier(server)
 
     async def run(self) -> None:
         try:
@@ -90,6 +95,7 @@ class TournamentDirector:
                                                       TournamentStatus.PENDING)
                   and self._directs(record)):
                 self.playing[record.id] = asyncio.create_task(self._guarded(record.id))
+        await self.courier.deliver()
 
     async def _guarded(self, tid: str) -> None:
         """One tournament's task: whatever ends it, the others play on (a

@@ -48,7 +48,7 @@ from arena.tournament.host import MatchHost
 from arena.tournament.hosted_entrant import HostedEntrants, HostedStarter
 from arena.tournament.plan import house_strategy, plan_parts, scheduled_matches
 from arena.tournament import growth
-from arena.tournament.reveals import deck_set, deck_set_over, is_sealed, reveal_messages
+from arena.tournament.reveals import is_sealed, reveal_if_over, reveal_played_sets
 from protocol.deals import DEAL_SCHEME, key_commitment
 
 log = structlog.get_logger("arena.tournament")
@@ -245,6 +245,7 @@ class TournamentRunner:
             await self.local.stop()
             self.server.release_names(self.config.entrant_names)
         complete = self._complete()
+        await reveal_played_sets(self.server, tid)
         if complete:
             await self.server.writer.set_tournament_status(tid, TournamentStatus.FINISHED)
             self.server.hub.standings_changed(tid)
@@ -381,22 +382,12 @@ class TournamentRunner:
             self._note_presence(slot.players, outcome.absent)
             if outcome.result is not None:
                 if sealed:
-                    self.reveal_if_over(slot)
+                    await reveal_if_over(self.server, tid, slot)
                 return True
             log.warning("slot_aborted", slot=slot.slot, attempt=attempt, reason=outcome.aborted)
             if self.server.stopping:
                 return False
         return False
-
-    def reveal_if_over(self, slot: ScheduledMatch) -> None:
-        """The deck set of ``slot`` is played out: reveal its matches to
-        their bots connected here (arena/tournament/reveals.py)."""
-        schedule = self.store.get_schedule(self.record.id)
-        if not deck_set_over(schedule, slot):
-            return
-        for names, message in reveal_messages(self.store, deck_set(schedule, slot)):
-            sent = self.server.send_to_bots(names, message)
-            log.info("deck_set_revealed", match=message["match"], connections=sent)
 
     async def _await_local_bots(self, names: list[str]) -> None:
         """Wait until each local bot of the slot is in the lobby, or fails
