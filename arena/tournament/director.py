@@ -151,6 +151,7 @@ class TournamentDirector:
             runner = new_runner(self.server, config, record,
                                 node=getattr(store, "node", None),
                                 claim_timeout_s=self.claim_timeout_s)
+            runner.polls_reveals = False  # this director's poll sends the reveals
         except TournamentError as exc:  # its deal key is lost: it cannot be dealt fairly
             log.error("tournament_cancelled", tournament=tid, reason=str(exc))
             await self.server.writer.set_tournament_status(tid, TournamentStatus.CANCELLED)

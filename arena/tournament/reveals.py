@@ -28,9 +28,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import asyncio
+
 import structlog
 
-from arena.storage.base import ScheduledMatch, Store
+from arena.storage.base import ScheduledMatch, StorageError, Store
 from arena.storage.node_lock import UNNAMED
 from arena.tournament.host import MatchHost
 from arena.tournament.plan import house_strategy
@@ -139,3 +141,16 @@ async def reveal_played_sets(server: MatchHost, tournament_id: str) -> None:
     courier = RevealCourier(server)
     await courier.lift(tournament_id, lifted_matches(schedule))
     await courier.deliver()
+
+
+async def poll_reveals(server: MatchHost, every_s: float = 1.0) -> None:
+    """Send this node's bots what they are owed, every ``every_s``, until
+    cancelled: the loop of a process that plays a tournament without a
+    director (whose poll does the same). A store outage skips rounds."""
+    courier = RevealCourier(server)
+    while True:
+        try:
+            await courier.deliver()
+        except StorageError as exc:
+            log.warning("reveals_not_polled", node=courier.node, error=str(exc))
+        await asyncio.sleep(every_s)

@@ -48,7 +48,7 @@ from arena.tournament.host import MatchHost
 from arena.tournament.hosted_entrant import HostedEntrants, HostedStarter
 from arena.tournament.plan import house_strategy, plan_parts, scheduled_matches
 from arena.tournament import growth
-from arena.tournament.reveals import is_sealed, reveal_if_over, reveal_played_sets
+from arena.tournament.reveals import is_sealed, poll_reveals, reveal_if_over, reveal_played_sets
 from protocol.deals import DEAL_SCHEME, key_commitment
 
 log = structlog.get_logger("arena.tournament")
@@ -215,6 +215,9 @@ class TournamentRunner:
         self.stopped_separated = False  # the reserve was left because the field separated
         self._missing: set[str] = set()  # not there last time: do not wait again
         self.deal_key = tournament_key(self.store, record)
+        # Send this node's bots their deferred reveals every second while it
+        # plays (off under the director, whose poll sends them already).
+        self.polls_reveals = True
 
     async def run(self) -> bool:
         """Play every unfinished slot; True when the whole schedule is done."""
@@ -236,12 +239,16 @@ class TournamentRunner:
                 await self.local.start(LocalBot(name=entrant.name, command=list(entrant.command),
                                                 cwd=entrant.cwd), self.server)
         self._report(done, total)
+        reveals = asyncio.create_task(poll_reveals(self.server)) if self.polls_reveals else None
         try:
             done = await self._play_all([s for s in todo if not is_reserve(s)], done, total)
             if growth.grows(self.config):
                 done = await self._play_rounds(done)
             done = await self._play_reserve(schedule, done)
         finally:
+            if reveals is not None:
+                reveals.cancel()
+                await asyncio.gather(reveals, return_exceptions=True)
             await self.local.stop()
             self.server.release_names(self.config.entrant_names)
         complete = self._complete()

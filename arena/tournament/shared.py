@@ -39,7 +39,7 @@ from arena.storage.base import MatchStatus, StorageError, TournamentStatus
 from arena.storage.queue import SlotLease, SlotQueue
 from arena.tournament.plan import house_strategy
 from arena.tournament.errors import TournamentError
-from arena.tournament.reveals import is_sealed, reveal_if_over, reveal_played_sets
+from arena.tournament.reveals import is_sealed, poll_reveals, reveal_if_over, reveal_played_sets
 from arena.tournament.runner import TournamentRunner
 from arena.tournament import growth
 
@@ -111,12 +111,13 @@ class SharedTournamentRunner(TournamentRunner):
             await self._report_done()
             workers = [asyncio.create_task(self._worker(i))
                        for i in range(max(1, self.config.parallel))]
+            reveals = [asyncio.create_task(poll_reveals(self.server))] if self.polls_reveals else []
             try:
                 await asyncio.gather(*workers)
             finally:
-                for w in workers:
+                for w in workers + reveals:
                     w.cancel()
-                await asyncio.gather(*workers, return_exceptions=True)
+                await asyncio.gather(*workers, *reveals, return_exceptions=True)
         finally:
             await self.local.stop()
             self.server.release_names(self.config.entrant_names)
