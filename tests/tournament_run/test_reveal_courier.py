@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 
 from arena.storage import open_store
-from arena.storage.base import MatchRecord, MatchStatus, SeatFaults, StorageError, Store
+from arena.storage.base import (MatchRecord, MatchStatus, ScheduledMatch, SeatFaults, StorageError,
+                                Store, TournamentRecord, TournamentStatus)
 from arena.storage.reveal_table import PENDING_REVEAL_S
-from arena.tournament.reveals import RevealCourier
+from arena.tournament.reveals import RevealCourier, lifted_matches, reveal_played_sets
 from tests.storage.conftest import db_location, pg_cluster, pg_url  # noqa: F401 - fixtures
 
 REVEAL = [{"round": 0, "hand": 0, "salt": "a3f1", "deck": ["9H", "7H"]}]
@@ -176,3 +177,29 @@ async def test_a_store_that_fails_sends_nothing_and_loses_nothing(two_nodes):
     a.claim_reveals = real  # type: ignore[method-assign]
     assert host.sent == []
     assert await _courier(host).deliver() == 1 and host.sent == [("ann", "m1")]
+
+
+def test_only_sealed_matches_of_played_out_deck_sets_are_lifted():
+    def slot(i: int, seed: str, match: str | None) -> ScheduledMatch:
+        return ScheduledMatch("cup", i, ["ann", "bob"], seed, match)
+
+    schedule = [slot(0, "7:0", "m1"), slot(1, "7:0", "m2"),  # a set played out
+                slot(2, "7:1", "m3"), slot(3, "7:1", None),  # a set with a slot to play
+                slot(4, "7:2", "m4")]  # a set of one match: never sealed
+    assert lifted_matches(schedule) == ["m1", "m2"]
+
+
+async def test_a_set_whose_lift_was_lost_is_lifted_when_a_runner_stops(two_nodes):
+    a, _ = two_nodes
+    # The node that finished the set's last match stopped before lifting it.
+    a.create_tournament(TournamentRecord(id="cup", name="cup", game="muushig", config={},
+                                         status=TournamentStatus.RUNNING,
+                                         created_at=time.time()),
+                        [ScheduledMatch("cup", 0, ["ann", "bob"], "7:0"),
+                         ScheduledMatch("cup", 1, ["bob", "ann"], "7:0")])
+    a.complete_slot("cup", 0, "m1")
+    a.complete_slot("cup", 1, "m2")
+    host = Host(a, {"ann"})
+    assert await _courier(host).deliver() == 0
+    await reveal_played_sets(host, "cup")  # type: ignore[arg-type] - the host's part it uses
+    assert sorted(host.sent) == [("ann", "m1"), ("ann", "m2")]
