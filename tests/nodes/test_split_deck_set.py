@@ -78,6 +78,9 @@ async def test_a_split_table_holds_its_deck_set_sealed_says_why_and_plays_once_j
                 assert {e["name"]: e["connected_to"] for e in waiting["entrants"]} == {
                     split[0]: ["node-a"], split[1]: ["node-b"]}
                 assert "different nodes" in waiting["reason"]
+                # Where to gather them: one each, so the first node by name.
+                assert waiting["gather_on"] == "node-a"
+                assert f"connect {split[1]} to node-a" in waiting["reason"]
                 assert state["status"] == "running"
                 await asyncio.sleep(3)  # several polls of both nodes
                 now = store.get_schedule("split-set")
