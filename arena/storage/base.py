@@ -312,8 +312,12 @@ class Store(abc.ABC):
         """Make a cancelled tournament pending again (an explicit resume)."""
 
     @abc.abstractmethod
-    def note_presence(self, node: str, bots: list[str]) -> None:
+    def note_presence(self, node: str, bots: list[str], address: str | None = None) -> None:
         """The bots connected to ``node`` now (arena.storage.presence)."""
+
+    @abc.abstractmethod
+    def node_addresses(self, fresh_s: float = ...) -> dict[str, str]:
+        """node -> the host:port where bots reach it (fresh presence rows)."""
 
     @abc.abstractmethod
     def drop_presence(self, node: str) -> None: ...

@@ -265,7 +265,9 @@ TEMPLATES: list[list[str]] = [
     # sealed matches whose deck set is played out, and which bot each
     # ``reveal`` message went to, so every node sends its own bots theirs
     # once. Rows are ephemeral: never copied (the API serves the reveals).
+    # And where bots reach each node (presence.address), for a ``move``.
     [
+        "ALTER TABLE presence ADD COLUMN address TEXT",
         """CREATE TABLE reveals_lifted (
             match_id TEXT PRIMARY KEY,
             tournament_id TEXT NOT NULL,
