@@ -49,6 +49,9 @@ def server_options(p: argparse.ArgumentParser, *, db_default: str = "arena.db",
                    http_default: int | None = 8080, port_default: int = 7000) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on")
     p.add_argument("--port", type=port, default=port_default, help="TCP port for bots (0: any free)")
+    p.add_argument("--advertise", metavar="HOST:PORT", default=None,
+                   help="where bots reach this node, for movable bots of other nodes "
+                        "(default: --host:--port, unless --host is a wildcard)")
     p.add_argument("--http-port", type=port, default=http_default,
                    help="HTTP port for the web pages and API (0: any free"
                         + ("" if http_default else "; default: no web server") + ")")
@@ -87,7 +90,7 @@ def rules(pairs: list[str]) -> dict[str, Any] | None:
 def server_config(args: argparse.Namespace, **overrides: Any) -> Any:
     from arena.server.config import ServerConfig
 
-    values = dict(host=args.host, port=args.port,
+    values = dict(host=args.host, port=args.port, advertise=getattr(args, "advertise", None),
                   http_port=None if args.no_http else args.http_port, db=args.db,
                   decision_ms=args.decision_ms, bank_ms=args.bank_ms,
                   timeouts_before_autopilot=args.autopilot_after, rules=rules(args.rule),

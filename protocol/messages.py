@@ -120,8 +120,9 @@ class Hello:
     and ``game`` (the game the bot wants to play; absent: the server's first),
     ``max_matches`` (leave after that many matches: the server sends ``bye``
     after the last one's ``match_end`` instead of seating it again) and
-    ``ladder`` (true: the hosted-bot ladder may seat it with hosted bots) and
-    ``people`` (true: a person's table may seat it with a person)."""
+    ``ladder`` (true: the hosted-bot ladder may seat it with hosted bots),
+    ``people`` (true: a person's table may seat it with a person) and
+    ``movable`` (true: it follows a ``move`` to another node of the arena)."""
 
     type: ClassVar[str] = "hello"
     protocol: int
@@ -131,6 +132,7 @@ class Hello:
     max_matches: int | None = None
     ladder: bool = False
     people: bool = False
+    movable: bool = False
 
     def to_wire(self) -> Wire:
         wire: Wire = {"type": "hello", "protocol": self.protocol, "token": self.token}
@@ -144,6 +146,8 @@ class Hello:
             wire["ladder"] = True
         if self.people:
             wire["people"] = True
+        if self.movable:
+            wire["movable"] = True
         return wire
 
     @classmethod
@@ -154,7 +158,8 @@ class Hello:
                    game=f.string("game", optional=True),
                    max_matches=f.integer("max_matches", minimum=1, optional=True),
                    ladder=f.boolean("ladder", optional=True) or False,
-                   people=f.boolean("people", optional=True) or False)
+                   people=f.boolean("people", optional=True) or False,
+                   movable=f.boolean("movable", optional=True) or False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,15 +421,37 @@ class Reveal:
                    events=f.array("events", optional=True) or [])
 
 
+@dataclass(frozen=True, slots=True)
+class Move:
+    """Server → a bot whose hello said ``movable``, while it waits in the
+    lobby: the tournament slot it waits for is played on another node of
+    the arena, at ``host``:``port``; connect there with the same token.
+    The server closes this connection after it (protocol §4)."""
+
+    type: ClassVar[str] = "move"
+    host: str
+    port: int
+    reason: str
+
+    def to_wire(self) -> Wire:
+        return {"type": "move", "host": self.host, "port": self.port, "reason": self.reason}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> "Move":
+        f = _Fields(data, "move")
+        return cls(host=f.string("host"), port=f.integer("port", minimum=1),
+                   reason=f.string("reason", optional=True) or "")
+
+
 BotMessage = Union[Hello, Action, Bye]
-ServerMessage = Union[Welcome, Error, MatchStart, Event, Request, MatchEnd, Reveal, Bye]
+ServerMessage = Union[Welcome, Error, MatchStart, Event, Request, MatchEnd, Reveal, Move, Bye]
 
 _BOT_TYPES: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     cls.type: cls.from_wire for cls in (Hello, Action, Bye)
 }
 _SERVER_TYPES: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     cls.type: cls.from_wire for cls in (Welcome, Error, MatchStart, Event, Request, MatchEnd, Reveal,
-                                        Bye)
+                                        Move, Bye)
 }
 
 
@@ -457,27 +484,8 @@ def parse_server_message(data: Mapping[str, Any]) -> ServerMessage:
 
 
 __all__ = [
-    "HELLO_TIMEOUT_S",
-    "MAX_BOT_FRAME",
-    "MAX_NESTING",
-    "MAX_SERVER_FRAME",
-    "PROTOCOL_VERSION",
-    "Action",
-    "BotMessage",
-    "Bye",
-    "Error",
-    "ErrorCode",
-    "Event",
-    "Hello",
-    "Limits",
-    "MatchEnd",
-    "MatchStart",
-    "Request",
-    "Reveal",
-    "ServerMessage",
-    "Welcome",
-    "action_fields",
-    "parse_bot_message",
-    "parse_server_message",
-    "request_wire",
+    "HELLO_TIMEOUT_S", "MAX_BOT_FRAME", "MAX_NESTING", "MAX_SERVER_FRAME", "PROTOCOL_VERSION",
+    "Action", "BotMessage", "Bye", "Error", "ErrorCode", "Event", "Hello", "Limits", "MatchEnd",
+    "MatchStart", "Move", "Request", "Reveal", "ServerMessage", "Welcome", "action_fields",
+    "parse_bot_message", "parse_server_message", "request_wire",
 ]

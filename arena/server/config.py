@@ -18,6 +18,9 @@ def _software() -> str:
 class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 7000  # bots (TCP); 0 picks a free port
+    # host:port where bots reach this node, given to movable bots of other
+    # nodes (protocol ``move``); None: host:port, unless host is a wildcard.
+    advertise: str | None = None
     http_port: int | None = 8080  # None: no HTTP server; 0 picks a free port
     db: str = "arena.db"
     open: bool = False  # accept any token; the bot's name comes from hello

@@ -115,6 +115,7 @@ class BotConnection(asyncio.Protocol):
         self.counted_token: str | None = None
         self.max_matches: int | None = None  # from hello: leave after this many
         self.ladder = False  # from hello: open to the hosted-bot ladder
+        self.movable = False  # from hello: follows a ``move`` to another node
         self.people = False  # from hello: may be seated with a person
         self.matches_seated = 0
         self._linger_s = linger_s
@@ -254,6 +255,7 @@ class BotConnection(asyncio.Protocol):
         self.max_matches = event.hello.max_matches
         self.ladder = event.hello.ladder  # the hosted ladder may seat it
         self.people = event.hello.people  # a person's table may seat it
+        self.movable = event.hello.movable
         if self._hello_timer is not None:
             self._hello_timer.cancel()
         self.log = self.log.bind(bot=identity.bot)
@@ -329,6 +331,12 @@ class BotConnection(asyncio.Protocol):
             return
         self.send_message(Bye())
         self._linger_close()
+
+    def move(self, message: dict[str, Any]) -> None:
+        """Send ``move`` (its slot is played on another node) and close."""
+        if not self.closed:
+            self.send(message)
+            self._linger_close()
 
     def close(self, *, bye: bool = False) -> None:
         if self.closed:

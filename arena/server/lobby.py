@@ -94,6 +94,9 @@ class Lobby:
     def idle_bots(self) -> list[str]:
         return [conn.bot or "?" for conn in self._idle.values()]
 
+    def idle_connections(self) -> list["BotConnection"]:
+        return list(self._idle.values())
+
     def ladder_bots(self) -> list[tuple[str, str]]:
         """(bot, game) of the idle connections whose hello opted in to the ladder."""
         return [(conn.bot, self.game_of(conn)) for conn in self._candidates()

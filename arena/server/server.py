@@ -294,6 +294,24 @@ class ArenaServer:
         """``message`` (outside any match) to every open connection of these bots."""
         return self.gate.send_to_bots(names, message)
 
+    @property
+    def advertised(self) -> str | None:
+        """host:port where bots reach this node (None: not known)."""
+        if self.config.advertise:
+            return self.config.advertise
+        if self.config.host in ("", "0.0.0.0", "::") or self.port is None:
+            return None
+        return f"{self.config.host}:{self.port}"
+
+    def move_bots(self, names: set[str], message: dict[str, Any]) -> list[str]:
+        """Send ``move`` to the idle connections of these bots whose hello
+        said ``movable``, and close them; returns the bots moved."""
+        moving = [c for c in self.lobby.idle_connections()
+                  if c.bot in names and c.movable and not c.closed]
+        for conn in moving:
+            conn.move(message)
+        return sorted({c.bot for c in moving if c.bot is not None})
+
     def disconnect_bot(self, bot: str, reason: str, keep_token: str | None = None) -> int:
         return self.gate.disconnect_bot(bot, reason, keep_token)
 

@@ -23,6 +23,7 @@ import abc
 import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Iterable, Sequence
 
 if TYPE_CHECKING:
     from arena.storage.blocks import PendingBlock
@@ -316,8 +317,12 @@ class Store(abc.ABC):
         """Make a cancelled tournament pending again (an explicit resume)."""
 
     @abc.abstractmethod
-    def note_presence(self, node: str, bots: list[str]) -> None:
+    def note_presence(self, node: str, bots: list[str], address: str | None = None) -> None:
         """The bots connected to ``node`` now (arena.storage.presence)."""
+
+    @abc.abstractmethod
+    def node_addresses(self, fresh_s: float = ...) -> dict[str, str]:
+        """node -> the host:port where bots reach it (fresh presence rows)."""
 
     @abc.abstractmethod
     def drop_presence(self, node: str) -> None: ...
@@ -325,6 +330,21 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def present_bots(self, fresh_s: float = ...) -> dict[str, list[str]]:
         """bot -> the nodes it is connected to, from fresh presence rows."""
+
+    @abc.abstractmethod
+    def lift_reveals(self, tournament_id: str, match_ids: Iterable[str]) -> int:
+        """Record sealed matches as revealed (arena.storage.reveal_table)."""
+
+    @abc.abstractmethod
+    def pending_reveals(self, bots: Sequence[str], within_s: float = ...) -> list[tuple[str, str]]:
+        """(match, bot): lifted matches these bots played and were not sent."""
+
+    @abc.abstractmethod
+    def claim_reveals(self, pending: Iterable[tuple[str, str]], node: str) -> list[tuple[str, str]]:
+        """Claim (match, bot) pairs to send; returns the ones won."""
+
+    @abc.abstractmethod
+    def unclaim_reveals(self, claimed: Iterable[tuple[str, str]], node: str) -> None: ...
 
     @abc.abstractmethod
     def publish_deals(self, tournament_id: str, deals: dict[str, Any]) -> "TournamentRecord":

@@ -37,14 +37,23 @@ class PresenceTable:
 
     db: Database
 
-    def note_presence(self, node: str, bots: list[str]) -> None:
-        """The bots connected to ``node`` now (replacing what it said before)."""
+    def note_presence(self, node: str, bots: list[str], address: str | None = None) -> None:
+        """The bots connected to ``node`` now (replacing what it said
+        before), and the ``host:port`` where bots reach it, if known."""
         now = self.db.dialect.now
         with self.db.tx() as db:
             db.execute("DELETE FROM presence WHERE node = ?", (node,))
             for bot in sorted(set(bots)):
-                db.execute(f"INSERT INTO presence (bot, node, seen_at) VALUES (?, ?, {now})",
-                           (bot, node))
+                db.execute(f"INSERT INTO presence (bot, node, seen_at, address)"
+                           f" VALUES (?, ?, {now}, ?)", (bot, node, address))
+
+    def node_addresses(self, fresh_s: float = PRESENCE_FRESH_S) -> dict[str, str]:
+        """node -> where bots reach it, for the nodes with fresh rows that said."""
+        with self.db.read() as db:
+            rows = db.execute(f"SELECT DISTINCT node, address FROM presence WHERE seen_at > "
+                              f"{self.db.dialect.now} - ? AND address IS NOT NULL",
+                              (fresh_s,)).fetchall()
+        return {str(r[0]): str(r[1]) for r in rows}
 
     def drop_presence(self, node: str) -> None:
         """``node`` is stopping: none of its bots are connected any more."""

@@ -261,6 +261,25 @@ TEMPLATES: list[list[str]] = [
             node TEXT NOT NULL,
             until {real} NOT NULL)""",
     ],
+    # 8: deferred reveals across nodes (arena.storage.reveal_table): the
+    # sealed matches whose deck set is played out, and which bot each
+    # ``reveal`` message went to, so every node sends its own bots theirs
+    # once. Rows are ephemeral: never copied (the API serves the reveals).
+    # And where bots reach each node (presence.address), for a ``move``.
+    [
+        "ALTER TABLE presence ADD COLUMN address TEXT",
+        """CREATE TABLE reveals_lifted (
+            match_id TEXT PRIMARY KEY,
+            tournament_id TEXT NOT NULL,
+            lifted_at {real} NOT NULL)""",
+        "CREATE INDEX reveals_lifted_at ON reveals_lifted (lifted_at)",
+        """CREATE TABLE reveal_deliveries (
+            match_id TEXT NOT NULL,
+            bot TEXT NOT NULL,
+            node TEXT NOT NULL,
+            sent_at {real} NOT NULL,
+            PRIMARY KEY (match_id, bot))""",
+    ],
 ]
 SCHEMA_VERSION = len(TEMPLATES)
 

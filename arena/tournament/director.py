@@ -12,6 +12,10 @@ stopped at the next poll.
 Every poll the director also writes which bots are connected to this node
 (arena/storage/presence.py): other nodes claim only the slots whose bots
 they hold, and a tournament's page says where the bots it waits for are.
+And it sends the bots connected here the deferred reveals they are owed: a
+deck set played out on another node, or while the bot was away
+(arena/tournament/reveals.py), and moves its movable bots to the node a
+waiting slot needs them on (arena/tournament/gathering.py).
 
 It never touches a tournament ``arena tournament`` created (its config
 names its ``source`` file, or it has local entrants): that command plays
@@ -33,7 +37,9 @@ from arena.tournament.challenge import is_challenge
 from arena.tournament.config import ConfigError, config_from_wire
 from arena.tournament.command import new_runner
 from arena.tournament.errors import TournamentError
+from arena.tournament.gathering import Gatherer
 from arena.tournament.host import MatchHost
+from arena.tournament.reveals import RevealCourier
 from arena.tournament.runner import build_schedule
 
 log = structlog.get_logger("arena.director")
@@ -51,6 +57,8 @@ class TournamentDirector:
         self.playing: dict[str, asyncio.Task[None]] = {}
         self._not_ours: set[str] = set()  # logged once each
         self._store_failures = LogThrottle(every_s=60.0)
+        self.courier = RevealCourier(server)
+        self.gatherer = Gatherer(server, self.node)
 
     async def run(self) -> None:
         try:
@@ -74,7 +82,8 @@ class TournamentDirector:
     async def _poll(self) -> None:
         store = self.server.store
         await self.server.writer.call(store.note_presence, self.node,
-                                      sorted(self.server.connected_bots()))
+                                      sorted(self.server.connected_bots()),
+                                      self.server.advertised)
         records = await self.server.writer.read(store.list_tournaments)
         for tid, done in list(self.playing.items()):
             if done.done():
@@ -90,6 +99,9 @@ class TournamentDirector:
                                                       TournamentStatus.PENDING)
                   and self._directs(record)):
                 self.playing[record.id] = asyncio.create_task(self._guarded(record.id))
+        await self.courier.deliver()
+        await self.gatherer.gather([r for r in records if r.id in self.playing
+                                    and r.status is not TournamentStatus.CANCELLED])
 
     async def _guarded(self, tid: str) -> None:
         """One tournament's task: whatever ends it, the others play on (a
@@ -145,6 +157,7 @@ class TournamentDirector:
             runner = new_runner(self.server, config, record,
                                 node=getattr(store, "node", None),
                                 claim_timeout_s=self.claim_timeout_s)
+            runner.polls_reveals = False  # this director's poll sends the reveals
         except TournamentError as exc:  # its deal key is lost: it cannot be dealt fairly
             log.error("tournament_cancelled", tournament=tid, reason=str(exc))
             await self.server.writer.set_tournament_status(tid, TournamentStatus.CANCELLED)

@@ -46,6 +46,14 @@ class MatchHost(Protocol):
                          slot: tuple[str, int] | None = None,
                          game: str | None = None, sealed: bool = False) -> MatchOutcome: ...
 
+    @property
+    def advertised(self) -> str | None:
+        """host:port where bots reach this host (None: not known)."""
+
+    def move_bots(self, names: set[str], message: dict[str, Any]) -> list[str]:
+        """Send ``move`` to the idle, movable connections of these bots and
+        close them; returns the bots moved."""
+
     def send_to_bots(self, names: set[str], message: dict[str, Any]) -> int:
         """Send a message outside any match (a deferred ``reveal``) to every
         connection of these bots; returns how many got it."""

@@ -35,6 +35,7 @@ from arena.storage.base import (
     MatchStatus,
     NotFoundError,
     ScheduledMatch,
+    StorageError,
     Store,
     TournamentRecord,
     TournamentStatus,
@@ -48,7 +49,7 @@ from arena.tournament.host import MatchHost
 from arena.tournament.hosted_entrant import HostedEntrants, HostedStarter
 from arena.tournament.plan import house_strategy, plan_parts, scheduled_matches
 from arena.tournament import growth
-from arena.tournament.reveals import deck_set, deck_set_over, is_sealed, reveal_messages
+from arena.tournament.reveals import is_sealed, poll_reveals, reveal_if_over, reveal_played_sets
 from protocol.deals import DEAL_SCHEME, key_commitment
 
 log = structlog.get_logger("arena.tournament")
@@ -215,6 +216,9 @@ class TournamentRunner:
         self.stopped_separated = False  # the reserve was left because the field separated
         self._missing: set[str] = set()  # not there last time: do not wait again
         self.deal_key = tournament_key(self.store, record)
+        # Send this node's bots their deferred reveals every second while it
+        # plays (off under the director, whose poll sends them already).
+        self.polls_reveals = True
 
     async def run(self) -> bool:
         """Play every unfinished slot; True when the whole schedule is done."""
@@ -236,15 +240,23 @@ class TournamentRunner:
                 await self.local.start(LocalBot(name=entrant.name, command=list(entrant.command),
                                                 cwd=entrant.cwd), self.server)
         self._report(done, total)
+        reveals = asyncio.create_task(poll_reveals(self.server)) if self.polls_reveals else None
         try:
             done = await self._play_all([s for s in todo if not is_reserve(s)], done, total)
             if growth.grows(self.config):
                 done = await self._play_rounds(done)
             done = await self._play_reserve(schedule, done)
         finally:
+            if reveals is not None:
+                reveals.cancel()
+                await asyncio.gather(reveals, return_exceptions=True)
             await self.local.stop()
             self.server.release_names(self.config.entrant_names)
         complete = self._complete()
+        try:  # lift what a stop between a set's last finish and its lift left unlifted
+            await reveal_played_sets(self.server, tid)
+        except StorageError as exc:  # the API shows them; a director's poll sends them
+            log.warning("reveal_not_sent", tournament=tid, error=str(exc))
         if complete:
             await self.server.writer.set_tournament_status(tid, TournamentStatus.FINISHED)
             self.server.hub.standings_changed(tid)
@@ -381,22 +393,12 @@ class TournamentRunner:
             self._note_presence(slot.players, outcome.absent)
             if outcome.result is not None:
                 if sealed:
-                    self.reveal_if_over(slot)
+                    await reveal_if_over(self.server, tid, slot)
                 return True
             log.warning("slot_aborted", slot=slot.slot, attempt=attempt, reason=outcome.aborted)
             if self.server.stopping:
                 return False
         return False
-
-    def reveal_if_over(self, slot: ScheduledMatch) -> None:
-        """The deck set of ``slot`` is played out: reveal its matches to
-        their bots connected here (arena/tournament/reveals.py)."""
-        schedule = self.store.get_schedule(self.record.id)
-        if not deck_set_over(schedule, slot):
-            return
-        for names, message in reveal_messages(self.store, deck_set(schedule, slot)):
-            sent = self.server.send_to_bots(names, message)
-            log.info("deck_set_revealed", match=message["match"], connections=sent)
 
     async def _await_local_bots(self, names: list[str]) -> None:
         """Wait until each local bot of the slot is in the lobby, or fails

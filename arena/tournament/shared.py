@@ -39,7 +39,7 @@ from arena.storage.base import MatchStatus, StorageError, TournamentStatus
 from arena.storage.queue import SlotLease, SlotQueue
 from arena.tournament.plan import house_strategy
 from arena.tournament.errors import TournamentError
-from arena.tournament.reveals import is_sealed
+from arena.tournament.reveals import is_sealed, poll_reveals, reveal_if_over, reveal_played_sets
 from arena.tournament.runner import TournamentRunner
 from arena.tournament import growth
 
@@ -111,16 +111,21 @@ class SharedTournamentRunner(TournamentRunner):
             await self._report_done()
             workers = [asyncio.create_task(self._worker(i))
                        for i in range(max(1, self.config.parallel))]
+            reveals = [asyncio.create_task(poll_reveals(self.server))] if self.polls_reveals else []
             try:
                 await asyncio.gather(*workers)
             finally:
-                for w in workers:
+                for w in workers + reveals:
                     w.cancel()
-                await asyncio.gather(*workers, return_exceptions=True)
+                await asyncio.gather(*workers, *reveals, return_exceptions=True)
         finally:
             await self.local.stop()
             self.server.release_names(self.config.entrant_names)
         complete = await self._retrying(self._all_done)
+        try:  # the sets played out, on this node or another: its bots are owed them
+            await reveal_played_sets(self.server, tid)
+        except StorageError as exc:  # the director's next poll sends them
+            log.warning("reveal_not_sent", node=self.node, error=str(exc))
         if complete:
             await self._retrying(self._close_tournament)
             self.server.hub.standings_changed(tid)
@@ -308,7 +313,7 @@ class SharedTournamentRunner(TournamentRunner):
         if outcome.result is not None:
             if sealed:
                 try:
-                    self.reveal_if_over(slot)
+                    await reveal_if_over(self.server, tid, slot)
                 except StorageError as exc:  # the API reveals it once the store is back
                     log.warning("reveal_not_sent", node=self.node, slot=slot.slot, error=str(exc))
             return True

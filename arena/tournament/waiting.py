@@ -11,6 +11,7 @@ rows (arena/storage/presence.py).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -30,6 +31,9 @@ class Waiting:
     open_slots: int
     entrants: list[WaitingEntrant]
     reason: str
+    # Entrants on different nodes: the node that holds most of them (ties:
+    # the first name), where the others should connect; else None.
+    gather_on: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,16 +60,29 @@ def waiting_for(store: Store, record: TournamentRecord) -> Waiting | None:
     names = [p for p in dict.fromkeys(first.players)
              if house_strategy(p) is None and p not in local]
     entrants = [WaitingEntrant(n, present.get(n, [])) for n in names]
-    return Waiting(first.slot, len(slots), entrants, _reason(entrants))
+    gather = gather_on(entrants)
+    return Waiting(first.slot, len(slots), entrants, _reason(entrants, gather), gather)
 
 
-def _reason(entrants: list[WaitingEntrant]) -> str:
+def gather_on(entrants: list[WaitingEntrant]) -> str | None:
+    """For entrants all connected but with no node in common: the node
+    holding most of them (ties: the first by name); else None."""
+    if not entrants or any(not e.connected_to for e in entrants):
+        return None
+    if set.intersection(*(set(e.connected_to) for e in entrants)):
+        return None
+    held = Counter(node for e in entrants for node in set(e.connected_to))
+    return min(held, key=lambda node: (-held[node], node))
+
+
+def _reason(entrants: list[WaitingEntrant], gather: str | None) -> str:
     nowhere = [e.name for e in entrants if not e.connected_to]
     if nowhere:
         return (f"{', '.join(nowhere)} {'is' if len(nowhere) == 1 else 'are'} not connected "
                 "to any node: its matches start when it connects")
-    common = set.intersection(*(set(e.connected_to) for e in entrants)) if entrants else set()
-    if entrants and not common:
+    if gather is not None:
+        movers = [e.name for e in entrants if gather not in e.connected_to]
         return (f"{', '.join(e.name for e in entrants)} are connected to different nodes: a "
-                "match needs all its entrants on one node; connect them to the same node")
+                f"match needs all its entrants on one node; connect {', '.join(movers)} "
+                f"to {gather}")
     return "its bots are connected; a node claims the slot at its next poll"

@@ -33,7 +33,7 @@ from protocol.codec import Encoding
 from protocol.deals import deal_key
 from protocol.errors import ErrorCode, FrameError, MessageError, UnknownTypeError
 from protocol.messages import (PROTOCOL_VERSION, Action, Bye, Error, Event, Hello, MatchEnd,
-                               MatchStart, Request, Reveal, Welcome, parse_server_message)
+                               MatchStart, Move, Request, Reveal, Welcome, parse_server_message)
 from protocol.sdk.connection import Connection
 from protocol.sdk.matches import ConnectionLostError, HandshakeError, MatchInfo, PendingRequest, ServerUnreachableError
 from protocol.sdk.reveals import DealChecks
@@ -59,6 +59,7 @@ class _Outcome(Enum):
     DONE = "max_matches reached"
     STOPPED = "stopped"
     DROPPED = "connection dropped"
+    MOVED = "moved to another node"
 
 
 async def _call_hook(hook: Hook | None, *args: Any) -> None:
@@ -83,6 +84,7 @@ class BotClient:
     ``on_event(info, event)``, ``on_match_end(info, match_end)``,
     ``on_reveal(info, reveal)`` (the deferred reveal of a sealed match,
     protocol §6, after its commitments were checked: ``info.deal_problems``).
+    ``follow_moves``: hello says ``movable``; a ``move`` is followed at once.
     """
 
     def __init__(
@@ -110,6 +112,7 @@ class BotClient:
         threaded: bool = True,
         handshake_timeout_s: float = 10.0,
         game: str | None = None,
+        follow_moves: bool = False,
     ) -> None:
         self.host = host
         self.port = port
@@ -129,9 +132,9 @@ class BotClient:
         self.backoff_initial_s = backoff_initial_s
         self.backoff_max_s = backoff_max_s
         self.safety_margin_s = safety_margin_s
-        self.threaded = threaded
-        self.handshake_timeout_s = handshake_timeout_s
+        self.threaded, self.handshake_timeout_s = threaded, handshake_timeout_s
         self.game = game  # sent in hello: which game's tables to wait for
+        self.follow_moves, self.moves = follow_moves, 0  # hello.movable; moves followed
 
         self.matches: dict[str, MatchInfo] = {}
         self.finished: deque[MatchInfo] = deque(maxlen=_FINISHED_KEPT)
@@ -174,6 +177,8 @@ class BotClient:
                     outcome = _Outcome.DROPPED
                 if self._last_session_welcomed:
                     failures = 0  # the backoff restarts after every good connection
+                if outcome is _Outcome.MOVED and not self._stopping:
+                    continue  # to the node named, at once
                 if outcome is not _Outcome.DROPPED or self._stopping:
                     log.info("bot finished", reason=outcome.value, matches=self.matches_played)
                     return
@@ -219,7 +224,7 @@ class BotClient:
             left = None if self.max_matches is None else max(1, self.max_matches - self.matches_played)
             await conn.send(Hello(PROTOCOL_VERSION, self.token, self.name, self.game,
                                   max_matches=left, ladder=self.ladder,
-                                  people=self.people).to_wire())
+                                  people=self.people, movable=self.follow_moves).to_wire())
             async with asyncio.timeout(self.handshake_timeout_s):
                 welcome = await self._handshake(conn)
             if welcome is None:
@@ -320,6 +325,10 @@ class BotClient:
             await _call_hook(self.on_reveal, self.deal_checks.revealed(message), message)
         elif isinstance(message, Error):
             await self._error(message, conn)
+        elif isinstance(message, Move) and self.follow_moves:  # its slot is played there
+            log.info("moving", host=message.host, port=message.port, reason=message.reason)
+            self.host, self.port, self.moves = message.host, message.port, self.moves + 1
+            return _Outcome.MOVED
         elif isinstance(message, Bye):
             return _Outcome.SERVER_BYE
         return None

@@ -28,7 +28,7 @@ def test_every_message_type_has_an_example_in_both_encodings():
     pairs = examples()
     types = {message["type"] for message, _ in pairs}
     assert types == {"hello", "action", "bye", "welcome", "error", "match_start", "event", "request", "match_end",
-                     "reveal"}
+                     "reveal", "move"}
     for message, frame in pairs:
         assert decode_one(frame, "msgpack") == message
         assert frame == encode(message, "msgpack")

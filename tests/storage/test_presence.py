@@ -35,6 +35,15 @@ def test_presence_not_refreshed_goes_stale(store):
     assert store.present_bots(fresh_s=-1) == {}  # judged on the database's clock
 
 
+def test_presence_says_where_bots_reach_each_live_node(store):
+    store.note_presence("node-1", ["north"], "10.0.0.1:7000")
+    store.note_presence("node-2", ["south"])  # a node that does not know its address
+    assert store.node_addresses() == {"node-1": "10.0.0.1:7000"}
+    assert store.node_addresses(fresh_s=-1) == {}  # a dead node's address is not given
+    store.drop_presence("node-1")
+    assert store.node_addresses() == {}
+
+
 def test_a_claim_skips_slots_this_node_cannot_seat_without_counting_an_attempt(store):
     _tournament(store, players=[("north", "south"), ("north", "east"), ("east", "west")])
     here = {"east", "west", "north"}
