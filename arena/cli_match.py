@@ -108,7 +108,7 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
     from arena.app import Arena
     from arena.server.server import PlayerSpec
     from arena.storage import open_store
-    from arena.tournament.runner import bot_log_dir
+    from arena.tournament.log_folder import bot_log_dir
 
     store = open_store(config.db)
     try:
