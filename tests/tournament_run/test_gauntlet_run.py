@@ -20,7 +20,6 @@ from arena.tournament.gauntlet_play import (gauntlet_result, outcome_of_set, set
                                             stopping_rule, stored_matches)
 from arena.tournament.runner import TournamentRunner, create_or_load
 from arena.tournament.verify import verify_tournament
-from tests.storage.conftest import pg_cluster, pg_url  # noqa: F401 - the shared fixtures
 from tests.tournament_run.helpers import sample_entrant, write_config
 
 # The heuristic sample bot against two random ones; house bots fill the

@@ -28,7 +28,6 @@ from arena.tournament.hosted_entrant import HostedEntrantsError
 from arena.tournament.runner import TournamentRunner, create_or_load
 from arena.tournament.verify import verify_tournament
 from tests.hosting.conftest import needs_sandbox
-from tests.storage.conftest import pg_cluster, pg_url  # noqa: F401 - the shared fixtures
 from tests.tournament_run.helpers import ROOT, sample_entrant, write_config
 
 HOSTED = ('[[entrant]]\nname = "mybot"\nhosted = true\nversion = 2\n'
