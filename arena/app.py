@@ -186,6 +186,9 @@ class Arena:
             try:
                 await self.hosted_service.start()
             except BaseException:
+                # Its socket folder was made with it: removed with it.
+                await self.hosted_service.stop()
+                self.hosted_service = None
                 await self.server.stop()
                 raise
             if self.challenges is not None:  # hosted bots may be challenged too

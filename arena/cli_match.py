@@ -108,7 +108,7 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
     from arena.app import Arena
     from arena.server.server import PlayerSpec
     from arena.storage import open_store
-    from arena.tournament.runner import bot_log_dir
+    from arena.tournament.log_folder import bot_log_dir
 
     store = open_store(config.db)
     try:
@@ -129,10 +129,12 @@ async def _match(config: Any, specs: list[str], seed: str | None) -> int:
     # Each started bot's output is kept per match beside a file store, where
     # `arena logs BOT --db FILE` finds it (an in-memory store's folder is
     # temporary: what matters of it is shown when something goes wrong).
-    log_dir = bot_log_dir(store)
     kept = store_file(config.db) is not None
-    local = LocalBots(log_dir)
     await arena.start()
+    # Made once the arena runs (a port already taken leaves nothing behind),
+    # removed in the finally below.
+    log_dir = bot_log_dir(store)
+    local = LocalBots(log_dir)
     try:
         for name, house, command in players:
             if command is not None:

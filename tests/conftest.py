@@ -9,9 +9,13 @@ the sources (``test_the_sources_pass`` in ``tests/test_compiled.py``).
 
 from __future__ import annotations
 
+import os
+from typing import Iterator
+
 import pytest
 
 import arena.pure
+from storage.pg_cluster import ClusterUnavailable, PgCluster
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -28,3 +32,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("source_only") is not None:
             item.add_marker(skip)
+
+
+# The throwaway PostgreSQL cluster (tests/storage/pg_cluster.py): defined
+# here once, so every test module of a test process shares one cluster. (A
+# module or folder importing these fixtures would register its own copy,
+# and each copy starts its own cluster.) Where the server binaries cannot
+# be had the PostgreSQL cases are skipped with the reason, unless
+# ``ARENA_REQUIRE_POSTGRES=1`` (as in CI) makes that a failure.
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgCluster]:
+    try:
+        cluster = PgCluster.start()
+    except ClusterUnavailable as exc:
+        if os.environ.get("ARENA_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"PostgreSQL is required here but unavailable: {exc}")
+        pytest.skip(f"PostgreSQL unavailable: {exc}")
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: PgCluster) -> Iterator[str]:
+    """A new, empty database."""
+    url = pg_cluster.create_database()
+    yield url
+    pg_cluster.drop_database(url)

@@ -18,7 +18,6 @@ import functools
 import hashlib
 import json
 import re
-import shutil
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -43,9 +42,9 @@ from arena.storage.base import (
 from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import TournamentError
 from arena.tournament.extension import is_reserve, reserve_groups, separated, stopping_level
-from arena.storage.deal_keys import (DealKeyring, KeyringError, store_directory,
-                                     store_in_memory)
+from arena.storage.deal_keys import DealKeyring, KeyringError
 from arena.tournament.host import MatchHost
+from arena.tournament.log_folder import RunLogFolder
 from arena.tournament.hosted_entrant import HostedEntrants, HostedStarter
 from arena.tournament.plan import house_strategy, plan_parts, scheduled_matches
 from arena.tournament import growth
@@ -150,17 +149,6 @@ def join_tournament(store: Store, record: TournamentRecord,
     return record
 
 
-def bot_log_dir(store: Store) -> Path:
-    """Local bots' output lives beside the database (a temporary folder for
-    an in-memory store)."""
-    folder = store_directory(store)
-    if folder is None:
-        import tempfile
-
-        return Path(tempfile.mkdtemp(prefix="arena-bot-logs-"))
-    return folder / "bot-logs"
-
-
 def tournament_key(store: Store, record: TournamentRecord) -> bytes:
     """The deal key of a stored tournament, checked against its published
     commitment. A tournament stored without one (by an older arena) gets
@@ -202,13 +190,10 @@ class TournamentRunner:
         # local bot starts in well under a second, a remote one may be slow.
         self.claim_timeout_s = claim_timeout_s
         self.local_claim_timeout_s = local_claim_timeout_s
-        self.log_dir = log_dir if log_dir is not None else bot_log_dir(self.store)
-        # A folder made for an in-memory store: nothing can find it once the
-        # process is gone (``arena logs`` looks beside a database), so it is
-        # removed after the run unless a bot crashed. (A database server's
-        # nodes keep theirs: the tournament outlives the run.)
-        self._temporary_logs = log_dir is None and store_in_memory(self.store)
-        self.local = LocalBots(self.log_dir, node=getattr(self.store, "node", None))
+        # Beside a database file, or temporary from run() to its end
+        # (arena/tournament/log_folder.py).
+        self.logs = RunLogFolder(log_dir, self.store)
+        self.local = LocalBots(self.logs.path, node=getattr(self.store, "node", None))
         self.hosted = HostedEntrants(config, hosted, idle_bots=server.idle_bots,
                                      wait_s=local_claim_timeout_s)
         self.failures: dict[int, int] = {}
@@ -220,8 +205,21 @@ class TournamentRunner:
         # plays (off under the director, whose poll sends them already).
         self.polls_reveals = True
 
+    @property
+    def log_dir(self) -> Path | None:
+        """The local bots' log folder (a temporary one only once run() began)."""
+        return self.logs.path
+
     async def run(self) -> bool:
-        """Play every unfinished slot; True when the whole schedule is done."""
+        """Play every unfinished slot; True when the whole schedule is done.
+        A temporary log folder lasts exactly as long as this call."""
+        self.local.log_dir = self.logs.open()
+        try:
+            return await self._play()
+        finally:
+            self.logs.close(self.local.crashes())
+
+    async def _play(self) -> bool:
         tid = self.record.id
         schedule = self.store.get_schedule(tid)
         todo = [slot for slot in schedule if slot.match_id is None]
@@ -260,20 +258,9 @@ class TournamentRunner:
         if complete:
             await self.server.writer.set_tournament_status(tid, TournamentStatus.FINISHED)
             self.server.hub.standings_changed(tid)
-        crashes = self.local.crashes()
         log.info("tournament_stopped", tournament=tid, done=done, total=total,
-                 crashes=crashes)
-        self._clean_temporary_logs(crashes)
+                 crashes=self.local.crashes())
         return complete
-
-    def _clean_temporary_logs(self, crashes: dict[str, int]) -> None:
-        if not self._temporary_logs:
-            return
-        if any(crashes.values()):
-            log.warning("bot_logs_kept", folder=str(self.log_dir),
-                        crashed=sorted(name for name, n in crashes.items() if n))
-            return
-        shutil.rmtree(self.log_dir, ignore_errors=True)
 
     async def _play_reserve(self, schedule: list[ScheduledMatch], done: int) -> int:
         """Reserve deck sets while the standings are not separated

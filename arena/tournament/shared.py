@@ -93,7 +93,7 @@ class SharedTournamentRunner(TournamentRunner):
         return self.store
 
     # -- the whole tournament ---------------------------------------------------
-    async def run(self) -> bool:
+    async def _play(self) -> bool:
         tid = self.record.id
         self.server.reserve_names(self.config.entrant_names)
         if not await self._retrying(self.store.mark_running, tid):

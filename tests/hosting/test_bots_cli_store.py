@@ -11,7 +11,6 @@ import pytest
 
 from arena.cli import main
 from arena.storage.postgres import has_arena_schema
-from storage.conftest import pg_cluster, pg_url  # noqa: F401 - the shared fixtures
 
 COMMANDS = [["submit", "mybot", "BOT"], ["versions", "mybot"], ["build-log", "mybot"]]
 

@@ -12,7 +12,6 @@ import pytest
 from arena.hosting.ratings import LadderRatings, full_ladder_ratings
 from arena.storage import open_store
 from arena.storage.base import MatchRecord, MatchStatus, SeatFaults, Store
-from tests.storage.conftest import pg_cluster, pg_url  # noqa: F401 - the shared fixtures
 
 BOTS = [f"bot{i}" for i in range(8)]
 

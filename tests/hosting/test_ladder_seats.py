@@ -23,7 +23,7 @@ from arena.hosting.ladder import Ladder, LadderSettings
 from arena.hosting.versions import BuildStatus, VersionStore
 from arena.storage import open_store
 from arena.storage.base import Store
-from tests.storage.conftest import db_location, pg_cluster, pg_url  # noqa: F401 - fixtures
+from tests.storage.conftest import db_location  # noqa: F401 - fixtures
 
 WAIT_S = 30.0  # bounded waits, generous for a loaded machine
 

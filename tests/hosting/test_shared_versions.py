@@ -20,7 +20,6 @@ from arena.hosting.versions import BuildStatus, VersionStore
 from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
 from arena.storage import open_store
-from storage.conftest import pg_cluster, pg_url  # noqa: F401 - the shared fixtures
 from tests.hosting.conftest import SAYS_HELLO, Arena, needs_sandbox
 
 pytestmark = needs_sandbox

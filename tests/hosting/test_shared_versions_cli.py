@@ -13,7 +13,6 @@ import pytest
 
 from arena.cli import main
 from arena.storage import open_store
-from storage.conftest import pg_cluster, pg_url  # noqa: F401 - the shared fixtures
 
 BOT = b"print('hello')\n"
 

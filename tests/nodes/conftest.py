@@ -3,4 +3,4 @@ cluster of the store tests (tests/storage/pg_cluster.py); ``db_location``
 runs a test on SQLite and on PostgreSQL. In-process nodes and remote bots:
 tests/nodes/arenas.py; node processes: tests/nodes/nodes.py."""
 
-from storage.conftest import db_location, pg_cluster, pg_url  # noqa: F401 - the shared fixtures
+from storage.conftest import db_location  # noqa: F401 - the shared fixtures

@@ -7,7 +7,6 @@ import pytest
 
 from arena.storage import open_store
 from arena.storage.base import Store
-from storage.conftest import pg_cluster, pg_url  # noqa: F401 - the shared fixtures
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from storage.conftest import pg_cluster, pg_url  # noqa: F401 - the shared fixtures
-
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:

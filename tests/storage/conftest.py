@@ -1,14 +1,14 @@
 """Store fixtures: every store test runs on SQLite and on PostgreSQL.
 
 PostgreSQL tests need a throwaway cluster (:mod:`tests.storage.pg_cluster`),
-started once per session on first use and stopped at its end. Where the
+started once per test process on first use and stopped at its end (its
+fixtures, ``pg_cluster`` and ``pg_url``, are in tests/conftest.py). Where the
 server binaries cannot be had the PostgreSQL cases are skipped with the
 reason, unless ``ARENA_REQUIRE_POSTGRES=1`` (as in CI) makes that a failure.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Callable, Iterator
 
 import pytest
@@ -16,31 +16,8 @@ import pytest
 from arena.storage import open_store
 from arena.storage.base import Store
 
-from .pg_cluster import ClusterUnavailable, PgCluster
 
 BACKENDS = ["sqlite", "postgresql"]
-
-
-@pytest.fixture(scope="session")
-def pg_cluster() -> Iterator[PgCluster]:
-    try:
-        cluster = PgCluster.start()
-    except ClusterUnavailable as exc:
-        if os.environ.get("ARENA_REQUIRE_POSTGRES") == "1":
-            pytest.fail(f"PostgreSQL is required here but unavailable: {exc}")
-        pytest.skip(f"PostgreSQL unavailable: {exc}")
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
-
-
-@pytest.fixture
-def pg_url(pg_cluster: PgCluster) -> Iterator[str]:
-    """A new, empty database."""
-    url = pg_cluster.create_database()
-    yield url
-    pg_cluster.drop_database(url)
 
 
 @pytest.fixture(params=BACKENDS)

@@ -12,7 +12,7 @@ from arena.storage.base import TournamentRecord, TournamentStatus
 from arena.tournament.command import _load
 from arena.tournament.config import load_config
 from arena.tournament.runner import create_or_load
-from tests.storage.conftest import db_location, pg_url, pg_cluster  # noqa: F401 - fixtures
+from tests.storage.conftest import db_location  # noqa: F401 - fixtures
 from tests.tournament_run.helpers import sample_entrant, write_config
 
 

@@ -19,7 +19,7 @@ from arena.server.matches import PlayerSpec
 from arena.storage import open_store
 from arena.tournament.challenge import ChallengeLimits, is_challenge_id
 from protocol.sdk.client import BotClient
-from tests.storage.conftest import db_location, pg_cluster, pg_url  # noqa: F401 - fixtures
+from tests.storage.conftest import db_location  # noqa: F401 - fixtures
 
 LIMITS = ChallengeLimits(per_day=10, in_flight=3, claim_timeout_s=10.0)
 

@@ -30,7 +30,7 @@ from arena.tournament.config import load_config
 from arena.tournament.runner import TournamentRunner, create_or_load
 from arena.web.app import make_app
 from protocol.sdk.client import BotClient
-from tests.storage.conftest import db_location, pg_cluster, pg_url  # noqa: F401 - fixtures
+from tests.storage.conftest import db_location  # noqa: F401 - fixtures
 from tests.tournament_run.helpers import new_server
 
 CARD = re.compile(r"^[2-9TJQKA][SHDC]$")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -27,7 +28,6 @@ from arena.tournament.hosted_entrant import HostedEntrantsError
 from arena.tournament.runner import TournamentRunner, create_or_load
 from arena.tournament.verify import verify_tournament
 from tests.hosting.conftest import needs_sandbox
-from tests.storage.conftest import pg_cluster, pg_url  # noqa: F401 - the shared fixtures
 from tests.tournament_run.helpers import ROOT, sample_entrant, write_config
 
 HOSTED = ('[[entrant]]\nname = "mybot"\nhosted = true\nversion = 2\n'
@@ -71,13 +71,14 @@ async def test_a_gauntlet_whose_challenger_is_a_hosted_version(db, tmp_path):
     record, _ = create_or_load(store, config)
     server = ArenaServer(ServerConfig(port=0, http_port=None, matchmaking=False), store)
     await server.start()
-    hosted = HostedBots(versions, Path(tempfile.mkdtemp(prefix="arena-t-")), server.start_unix,
-                        server.local_tokens)
+    sockets = Path(tempfile.mkdtemp(prefix="arena-t-"))  # short: a socket path is 107 bytes at most
+    hosted = HostedBots(versions, sockets, server.start_unix, server.local_tokens)
     try:
         complete = await TournamentRunner(server, config, record, hosted=hosted).run()
     finally:
         await hosted.stop_all()
         await server.stop()
+        shutil.rmtree(sockets, ignore_errors=True)
     assert complete and store.get_tournament(record.id).status is TournamentStatus.FINISHED
     assert hosted.runs == {}  # every run stopped after its match
     matches = store.list_matches(tournament_id=record.id, status=MatchStatus.FINISHED,

@@ -19,7 +19,7 @@ from arena.tournament.errors import TournamentError
 from arena.tournament.runner import create_or_load, tournament_id, tournament_key
 from arena.tournament.verify import run_verify
 from protocol.deals import key_commitment
-from tests.storage.conftest import db_location, pg_url, pg_cluster  # noqa: F401 - fixtures
+from tests.storage.conftest import db_location  # noqa: F401 - fixtures
 from tests.tournament_run.helpers import sample_entrant, write_config
 
 REMOTE = {"name": "remote cup", "game": "muushig", "seed": 3,

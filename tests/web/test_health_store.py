@@ -13,7 +13,7 @@ from arena.metrics import Metrics
 from arena.storage import open_store
 from arena.storage.base import StorageError
 from arena.web.app import make_app
-from tests.storage.conftest import db_location, pg_cluster, pg_url  # noqa: F401 - fixtures
+from tests.storage.conftest import db_location  # noqa: F401 - fixtures
 
 
 async def test_health_reports_a_store_outage_with_its_cause_and_names_the_node(

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from storage.conftest import pg_cluster, pg_url  # noqa: F401 - the shared fixtures
-
 from .served import Served
 
 
