@@ -103,6 +103,7 @@ class Table:
         self._pump_again = False
         self._pause = TablePause()
         self.finished = asyncio.Event()
+        self._created = False  # the match is in the store (so an early end aborts it)
         self.result: dict[str, Any] | None = None
         self.aborted: str | None = None
         self.log = log.bind(match=match_id)
@@ -123,8 +124,40 @@ class Table:
     async def run(self) -> dict[str, Any] | None:
         """Play the match to its end; return the result (protocol §6), or
         None if it was aborted (abandoned, not played, or not storable)."""
+        self._loop = asyncio.get_running_loop()
+        # What ends the match early (a cancel, a crash) is caught here and
+        # dealt with below, outside the handler: the abort and the seats
+        # given back (which may seat the bots at a new table at once) must
+        # not run while this exception is being handled, or every
+        # exception they raise would carry it, and with it this table's
+        # frames, as its __context__.
+        ended_by: BaseException | None = None
+        result: dict[str, Any] | None = None
+        try:
+            result = await self._play()
+        except (asyncio.CancelledError, Exception) as exc:
+            ended_by = exc
+        try:
+            if isinstance(ended_by, asyncio.CancelledError):
+                if self._created:  # (a match not stored yet has nothing to abort)
+                    await self._abort("server shutting down")
+            elif ended_by is not None:
+                self.log.error("match_crashed", exc_info=ended_by)
+                if self._created:
+                    await self._abort(f"internal error: {type(ended_by).__name__}: {ended_by}")
+        finally:
+            self._release_seats()
+            self.finished.set()
+        if ended_by is not None:
+            try:
+                raise ended_by
+            finally:
+                ended_by = None  # this frame would otherwise keep its own exception
+        return result
+
+    async def _play(self) -> dict[str, Any] | None:
         started = time.time()
-        self._loop = loop = asyncio.get_running_loop()
+        not_created: str | None = None
         try:
             await self.writer.create_match(MatchRecord(
                 id=self.match_id, game=self.spec.name, players=self.players,
@@ -132,8 +165,11 @@ class Table:
                 status=MatchStatus.RUNNING, started_at=started,
                 tournament_id=self.tournament_id, seed=self.seed))
         except _STORE_FAILURES as exc:
-            await self._not_created(exc)
+            not_created = f"{type(exc).__name__}: {exc}"  # the wait runs outside the handler
+        if not_created is not None:
+            await self._not_created(not_created)
             return None
+        self._created = True
         _NOT_CREATED_LOG.reset()
         if self.metrics is not None:
             self.metrics.tables_running += 1
@@ -143,7 +179,7 @@ class Table:
                 "tournament_id": self.tournament_id, "started_at": started})
         self.log.info("match_started", players=self.players)
         try:
-            self._done = loop.create_future()
+            self._done = asyncio.get_running_loop().create_future()
             try:
                 self._feed(HeldInput(HeldKind.START))
                 await self._done
@@ -153,18 +189,9 @@ class Table:
                 await self._abort(self.session.abort_reason or "aborted")
                 return None
             return await self._finish()
-        except asyncio.CancelledError:
-            await self._abort("server shutting down")
-            raise
-        except Exception as exc:
-            self.log.exception("match_crashed")
-            await self._abort(f"internal error: {type(exc).__name__}: {exc}")
-            raise
         finally:
             if self.metrics is not None:
                 self.metrics.tables_running -= 1
-            self._release_seats()
-            self.finished.set()
 
     def answer(self, conn: "BotConnection", match: str, request_id: int, action: GameAction) -> None:
         """A bot's ``action`` message for this table."""
@@ -426,22 +453,17 @@ class Table:
             self.hub.match_ended(self.match_id, {"aborted": reason, "players": self.players})
         self.log.warning("match_aborted", reason=reason)
 
-    async def _not_created(self, exc: BaseException) -> None:
-        """The store could not create the match: nothing was sent, nothing
-        counts; the bots go back to the lobby after a pause (the writer logs
-        the failure once, when the store starts failing)."""
-        self.aborted = f"the store could not create the match: {exc}"
+    async def _not_created(self, cause: str) -> None:
+        """The store could not create the match (``cause``): nothing was
+        sent, nothing counts; the bots go back to the lobby after a pause
+        (the writer logs the failure once, when the store starts failing)."""
+        self.aborted = f"the store could not create the match: {cause.split(': ', 1)[-1]}"
         held_back = _NOT_CREATED_LOG.allow(time.monotonic())
         if held_back is not None:  # a full disk fails every table: once a minute is enough
-            self.log.warning("match_not_created", cause=f"{type(exc).__name__}: {exc}",
-                             not_logged=held_back)
+            self.log.warning("match_not_created", cause=cause, not_logged=held_back)
         self.session.abort(self.aborted)
-        try:
-            if STORE_RETRY_S > 0:
-                await asyncio.sleep(STORE_RETRY_S)
-        finally:
-            self._release_seats()
-            self.finished.set()
+        if STORE_RETRY_S > 0:
+            await asyncio.sleep(STORE_RETRY_S)
 
     def _release_seats(self) -> None:
         for seat in self.seats:

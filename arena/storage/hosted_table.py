@@ -17,7 +17,7 @@ gives it meaning; this module only keeps it). Three tables:
 One node builds a version: it *claims* the build (``build_node``,
 ``build_until``), renews the claim while building, and another node takes
 it over only after the claim ran out (a node that died mid-build), judged
-on the database's clock as slot leases are (:mod:`arena.storage.queue`).
+on the database's clock as slot leases are (:mod:`arena.storage.lease`).
 One node plays a version's validation match, claimed the same way
 (``validation_node``, ``validation_until``).
 
@@ -39,6 +39,7 @@ from typing import Any
 
 from arena.storage.base import NotFoundError, StorageError
 from arena.storage.connections import Database
+from arena.storage.lease import Clock, Lease
 
 BUILDING = "building"  # the one status this layer needs to know (claims)
 READY = "ready"
@@ -51,6 +52,10 @@ _FIELDS = ("status", "lang", "game", "filename", "content_hash", "created_at", "
 # starve the other). Uploads are rate-limited per bot, so a collision is
 # rare in use; this many losses in a row means something else is wrong.
 NUMBER_ATTEMPTS = 32
+# The three leases of this module (see arena.storage.lease).
+BUILD = Lease("hosted_versions", ("bot", "version"), "build_node", "build_until")
+VALIDATION = Lease("hosted_versions", ("bot", "version"), "validation_node", "validation_until")
+SEAT = Lease("hosted_seats", ("bot",), "node", "until", own_row=True)
 
 
 class VersionNumberError(StorageError):
@@ -179,64 +184,47 @@ class HostedTable:
     def claim_hosted_build(self, bot: str, version: int, node: str, lease_s: float) -> bool:
         """``node`` builds the version unless another node's claim is live
         (it may renew its own); False when it is not building or taken."""
-        now = self.db.dialect.now
         with self.db.tx() as db:
-            cur = db.execute(
-                f"UPDATE hosted_versions SET build_node = ?, build_until = {now} + ?"
-                " WHERE bot = ? AND version = ? AND status = ? AND (build_node IS NULL"
-                f" OR build_node = ? OR build_until IS NULL OR build_until < {now})",
-                (node, lease_s, bot, version, BUILDING, node))
-            return cur.rowcount == 1
+            return BUILD.claim(db, Clock.of(self.db.dialect), (bot, version), node, lease_s,
+                               when="status = ?", when_args=(BUILDING,)) is not None
 
     def claim_hosted_validation(self, bot: str, version: int, node: str, lease_s: float) -> bool:
         """``node`` plays the version's validation match unless it has a
         result or another node's claim is live; False then."""
-        now = self.db.dialect.now
         with self.db.tx() as db:
-            cur = db.execute(
-                f"UPDATE hosted_versions SET validation_node = ?, validation_until = {now} + ?"
-                " WHERE bot = ? AND version = ? AND validation IS NULL AND (validation_node"
-                f" IS NULL OR validation_node = ? OR validation_until < {now})",
-                (node, lease_s, bot, version, node))
-            return cur.rowcount == 1
+            return VALIDATION.claim(db, Clock.of(self.db.dialect), (bot, version), node, lease_s,
+                                    when="validation IS NULL") is not None
 
     def release_hosted_build(self, bot: str, version: int, node: str) -> None:
         """``node`` stopped building without finishing (cancelled): anyone may claim it."""
         with self.db.tx() as db:
-            db.execute("UPDATE hosted_versions SET build_node = NULL, build_until = NULL"
-                       " WHERE bot = ? AND version = ? AND build_node = ?", (bot, version, node))
+            BUILD.release(db, (bot, version), node)
 
     def claim_hosted_seat(self, bot: str, node: str, lease_s: float) -> bool:
         """``node`` seats ``bot`` for ``lease_s`` seconds of the database's
         clock (or renews its own seat); False while another node's seat on
         it is live. One statement: two nodes claiming at once, one wins."""
-        now = self.db.dialect.now
         with self.db.tx() as db:
-            cur = db.execute(
-                f"INSERT INTO hosted_seats (bot, node, until) VALUES (?, ?, {now} + ?)"
-                " ON CONFLICT (bot) DO UPDATE SET node = excluded.node, until = excluded.until"
-                f" WHERE hosted_seats.node = excluded.node OR hosted_seats.until < {now}",
-                (bot, node, lease_s))
-            return cur.rowcount == 1
+            return SEAT.claim(db, Clock.of(self.db.dialect), (bot,), node, lease_s) is not None
 
     def release_hosted_seat(self, bot: str, node: str) -> None:
         """``node``'s match with ``bot`` ended: any node may seat it again."""
         with self.db.tx() as db:
-            db.execute("DELETE FROM hosted_seats WHERE bot = ? AND node = ?", (bot, node))
+            SEAT.release(db, (bot,), node)
 
     def release_node_seats(self, node: str) -> list[str]:
         """Give back every seat ``node`` holds (a restarted node: the matches
         they were for died with its old process); the bots released."""
         with self.db.tx() as db:
-            rows = db.execute("DELETE FROM hosted_seats WHERE node = ? RETURNING bot",
-                              (node,)).fetchall()
+            rows = SEAT.release_node(db, node)
         return sorted(r[0] for r in rows)
 
     def hosted_seats_elsewhere(self, node: str) -> set[str]:
         """The hosted bots another node has seated now (its seat is live)."""
+        live, args = SEAT.live(Clock.of(self.db.dialect))
         with self.db.read() as db:
-            rows = db.execute("SELECT bot FROM hosted_seats WHERE node <> ? AND until >= "
-                              f"{self.db.dialect.now}", (node,)).fetchall()
+            rows = db.execute(f"SELECT bot FROM hosted_seats WHERE node <> ? AND {live}",
+                              (node, *args)).fetchall()
         return {r[0] for r in rows}
 
     def keep_hosted_log(self, bot: str, version: int, name: str, data: bytes, *,

@@ -26,6 +26,12 @@ from typing import Any, Callable
 
 from arena.storage.base import NotFoundError, ScheduledMatch, StorageError
 from arena.storage.connections import Database
+from arena.storage.lease import Clock, Lease
+
+# A slot's lease: the node playing its match and until when (see
+# arena.storage.lease). A finished slot (match_id set) is never leased again.
+SLOT = Lease("schedule", ("tournament_id", "slot"), "lease_node", "lease_until")
+UNFINISHED = "match_id IS NULL"
 
 
 @dataclass(frozen=True)
@@ -65,8 +71,9 @@ class SlotQueue:
         skipped without a claim, so a slot waiting for bots on another node
         neither hides the later ones nor counts attempts."""
         _check_lease(lease_s)
-        clock, args = self._clock(now)
-        is_open = (f"match_id IS NULL AND (lease_until IS NULL OR lease_until < {clock})")
+        clock = Clock.of(self.db.dialect, now)
+        free, args = SLOT.free(clock)
+        is_open = f"{UNFINISHED} AND {free}"
         with self.db.tx() as db:
             if playable is None:
                 row = db.execute(
@@ -91,10 +98,14 @@ class SlotQueue:
                               (tournament_id,)).fetchone() is None:
                     raise NotFoundError(f"no tournament {tournament_id!r}")
                 return None
-            until = db.execute(f"UPDATE schedule SET lease_node = ?, lease_until = {clock} + ?,"
-                               " attempts = attempts + 1 WHERE tournament_id = ? AND slot = ?"
-                               " RETURNING lease_until",
-                               (node, *args, lease_s, tournament_id, row["slot"])).fetchone()[0]
+            # The row is locked by this transaction (the write lock on SQLite,
+            # the row lock on PostgreSQL), so it is still open; only a clock
+            # stepped back between the two statements could make it miss.
+            until = SLOT.claim(db, clock, (tournament_id, row["slot"]), node, lease_s,
+                               renew_own=False, when=UNFINISHED,
+                               also_set="attempts = attempts + 1")
+            if until is None:
+                return None
         slot = scheduled(row)
         slot = dataclasses.replace(slot, attempts=slot.attempts + 1)
         return SlotLease(slot=slot, node=node, until=float(until))
@@ -106,22 +117,17 @@ class SlotQueue:
         counts no attempt: the caller counts the tries that fail (a
         challenge's match that is aborted, not one deferred)."""
         _check_lease(lease_s)
-        clock, args = self._clock(now)
         with self.db.tx() as db:
-            cur = db.execute(f"UPDATE schedule SET lease_node = ?, lease_until = {clock} + ?"
-                             " WHERE tournament_id = ? AND slot = ? AND match_id IS NULL"
-                             f" AND (lease_until IS NULL OR lease_until < {clock})",
-                             (node, *args, lease_s, tournament_id, slot, *args))
-            return cur.rowcount == 1
+            return SLOT.claim(db, Clock.of(self.db.dialect, now), (tournament_id, slot), node,
+                              lease_s, renew_own=False, when=UNFINISHED) is not None
 
     def open_slots(self, tournament_id: str) -> list[ScheduledMatch]:
         """The slots without a finished match that no live lease holds (on
         the database's clock): what the tournament still waits to start."""
-        clock, args = self._clock(None)
+        free, args = SLOT.free(Clock.of(self.db.dialect))
         with self.db.read() as db:
-            rows = db.execute(f"SELECT * FROM schedule WHERE tournament_id = ? AND match_id IS"
-                              f" NULL AND (lease_until IS NULL OR lease_until < {clock})"
-                              " ORDER BY slot", (tournament_id, *args)).fetchall()
+            rows = db.execute(f"SELECT * FROM schedule WHERE tournament_id = ? AND {UNFINISHED}"
+                              f" AND {free} ORDER BY slot", (tournament_id, *args)).fetchall()
         return [scheduled(r) for r in rows]
 
     def leased_elsewhere(self, tournament_ids: list[str], node: str, *,
@@ -132,17 +138,13 @@ class SlotQueue:
         leases run out."""
         if not tournament_ids:
             return 0
-        clock, args = self._clock(now)
+        live, args = SLOT.live(Clock.of(self.db.dialect, now))
         marks = ", ".join("?" for _ in tournament_ids)
         with self.db.read() as db:
             row = db.execute(f"SELECT COUNT(*) FROM schedule WHERE tournament_id IN ({marks})"
-                             f" AND match_id IS NULL AND lease_until >= {clock}"
-                             " AND lease_node <> ?", (*tournament_ids, *args, node)).fetchone()
+                             f" AND {UNFINISHED} AND {live} AND lease_node <> ?",
+                             (*tournament_ids, *args, node)).fetchone()
         return int(row[0])
-
-    def _clock(self, now: float | None) -> tuple[str, tuple[float, ...]]:
-        """SQL for "now" and its parameters: the database's clock, or ``now``."""
-        return (self.db.dialect.now, ()) if now is None else ("?", (now,))
 
     def renew_lease(self, tournament_id: str, slot: int, node: str, lease_s: float, *,
                     now: float | None = None) -> bool:
@@ -150,29 +152,20 @@ class SlotQueue:
         (another node claimed it after the lease ran out, or it is finished):
         the node should then abandon its match."""
         _check_lease(lease_s)
-        clock, args = self._clock(now)
         with self.db.tx() as db:
-            cur = db.execute(f"UPDATE schedule SET lease_until = {clock} + ? WHERE"
-                             " tournament_id = ? AND slot = ? AND lease_node = ?"
-                             " AND match_id IS NULL",
-                             (*args, lease_s, tournament_id, slot, node))
-            return cur.rowcount == 1
+            return SLOT.renew(db, Clock.of(self.db.dialect, now), (tournament_id, slot), node,
+                              lease_s, when=UNFINISHED) is not None
 
     def release_slot(self, tournament_id: str, slot: int, node: str) -> bool:
         """Give an unfinished slot back (its match was aborted) so any node
         can claim it at once; False if ``node`` did not hold it."""
         with self.db.tx() as db:
-            cur = db.execute("UPDATE schedule SET lease_node = NULL, lease_until = NULL"
-                             " WHERE tournament_id = ? AND slot = ? AND lease_node = ?"
-                             " AND match_id IS NULL", (tournament_id, slot, node))
-            return cur.rowcount == 1
+            return SLOT.release(db, (tournament_id, slot), node, when=UNFINISHED)
 
     def release_node_leases(self, node: str) -> list[int]:
         """Give back every unfinished slot ``node`` holds (a restarted node:
         its matches died with its old process, so nobody need wait out the
         leases). Returns the released slots."""
         with self.db.tx() as db:
-            rows = db.execute("UPDATE schedule SET lease_node = NULL, lease_until = NULL"
-                              " WHERE lease_node = ? AND match_id IS NULL"
-                              " RETURNING slot", (node,)).fetchall()
-        return sorted(int(r[0]) for r in rows)
+            rows = SLOT.release_node(db, node, when=UNFINISHED)
+        return sorted(int(r[1]) for r in rows)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+from aiohttp import web_app as aiohttp_app
 
 from arena.metrics import Metrics
 from arena.storage.base import NotFoundError, Store
@@ -147,6 +148,19 @@ async def _close_reads(app: web.Application) -> None:
     app[QUERIES].close()
 
 
+async def _forget_middleware_chains(app: web.Application) -> None:
+    """aiohttp caches each route's middleware chain in a module-level LRU
+    cache (up to 1024 entries) keyed by the handler and the apps serving
+    it: after a request, that cache holds this app, and through its keys
+    the store, the writer and the server, for as long as the process runs.
+    A stopped app is served no more, so its chains go (the cache cannot
+    drop one app's entries; other apps of the process, in tests, only
+    rebuild theirs on their next request)."""
+    cached = getattr(aiohttp_app, "_cached_build_middleware", None)
+    if cached is not None:
+        cached.cache_clear()
+
+
 def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
              admin_token: str | None = None,
              registration: RegistrationMode | str = RegistrationMode.ADMIN,
@@ -182,6 +196,7 @@ def make_app(store: Store, *, hub: LiveHub, metrics: Metrics,
     app[STOPPING] = asyncio.Event()
     app.on_shutdown.append(_stop_streams)
     app.on_cleanup.append(_close_reads)
+    app.on_cleanup.append(_forget_middleware_chains)
     app.on_response_prepare.append(_security_headers)
     # Order matters: fixed paths (/api/matches/live) before {id} patterns.
     app.router.add_routes(sse.routes)

@@ -160,21 +160,24 @@ async def test_nothing_of_a_match_reaches_a_bot_before_its_match_start(writer):
 
 
 class BrokenStore(SqliteStore):
-    broken: BaseException | None = None
+    # A new exception per failure, as a real store raises: one kept and
+    # raised again would gather the frames (and tables) of every raise.
+    broken: Any = None  # makes the exception
 
     def create_match(self, record):
         if self.broken is not None:
-            raise self.broken
+            raise self.broken()
         return super().create_match(record)
 
 
-@pytest.mark.parametrize("failure", [sqlite3.OperationalError("database or disk is full"),
-                                     OSError(30, "Read-only file system")])
+@pytest.mark.parametrize("broken", [lambda: sqlite3.OperationalError("database or disk is full"),
+                                    lambda: OSError(30, "Read-only file system")])
 async def test_a_store_that_cannot_create_the_match_releases_the_seats(tmp_path, monkeypatch,
-                                                                      failure):
+                                                                      broken):
     monkeypatch.setattr(table_module, "STORE_RETRY_S", 0.0)
     store = BrokenStore(str(tmp_path / "arena.db"))
-    store.broken = failure
+    store.broken = broken
+    failure = broken()
     writer = StoreWriter(store)
     try:
         conns = [FakeConn("a"), FakeConn("b")]
