@@ -27,7 +27,7 @@ from arena.hosting.versions import VersionStore
 from arena.storage import open_store
 from arena.storage.base import StorageError, Store
 from tests.hosting.test_ladder_seats import FakeServer, Node, NamesOnly, finish, ready, until
-from tests.storage.conftest import db_location, pg_cluster, pg_url  # noqa: F401 - fixtures
+from tests.storage.conftest import db_location  # noqa: F401 - fixtures
 
 WAIT_S = 30.0
 

@@ -20,7 +20,7 @@ from arena.storage.base import (MatchRecord, MatchStatus, ScheduledMatch, SeatFa
                                 Store, TournamentRecord, TournamentStatus)
 from arena.storage.reveal_table import PENDING_REVEAL_S
 from arena.tournament.reveals import RevealCourier, lifted_matches, reveal_played_sets
-from tests.storage.conftest import db_location, pg_cluster, pg_url  # noqa: F401 - fixtures
+from tests.storage.conftest import db_location  # noqa: F401 - fixtures
 
 REVEAL = [{"round": 0, "hand": 0, "salt": "a3f1", "deck": ["9H", "7H"]}]
 
