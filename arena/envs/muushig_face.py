@@ -63,18 +63,18 @@ class MuushigFace:
 
     def observe(self, engine: Any, seat: int, acting: bool) -> Observation:
         e: MuushigEngine = engine
-        mask, at = self._masks.take()
+        mask, mask_flat = self._masks.take()
         if acting:
-            self.write_mask(e, self._masks.flat, at)
-        row, o = self._features.take()
-        self.write_features(e, seat, self._features.flat, o)
+            self.write_mask(e, mask_flat, 0)
+        row, row_flat = self._features.take()
+        self.write_features(e, seat, row_flat, 0)
         return {"observation": row, "action_mask": mask}
 
     def apply(self, engine: Any, seat: int, action: Any, mask: np.ndarray | None) -> Any:
         e: MuushigEngine = engine
         if mask is None:
-            mask, at = self._masks.take()
-            self.write_mask(e, self._masks.flat, at)
+            mask, mask_flat = self._masks.take()
+            self.write_mask(e, mask_flat, 0)
         # A plain int in range whose mask entry is set needs none of
         # check_choice's conversions (NumPy integers and errors go there).
         if type(action) is int and 0 <= action < N_ACTIONS and mask[action]:

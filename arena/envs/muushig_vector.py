@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.envs.codec import IllegalChoiceError
+from arena.envs.codec import IllegalChoiceError, row_views
 from arena.envs.muushig_codec import MuushigCodec
 from arena.envs.muushig_face import BASES, MuushigFace
 from arena.envs.muushig_layout import N_ACTIONS, N_FEATURES
@@ -74,9 +74,10 @@ class MuushigVectorEnv:
         self._rewards = np.zeros((num_envs, self.n_seats), dtype=np.float32)
         self._done = np.zeros(num_envs, dtype=np.bool_)
         # Flat views the loop stores into item by item (plain Python stores,
-        # which NumPy's own item assignment costs several times over).
-        self._x: Any = self._obs.data.cast("B").cast("f")
-        self._m: Any = self._mask.data.cast("B").cast("b")
+        # which NumPy's own item assignment costs several times over); one
+        # per table's row, so an index is below the row's width (see row_views).
+        self._x: list[Any] = row_views(self._obs)
+        self._m: list[Any] = row_views(self._mask)
         self._s: Any = self._seat.data.cast("B").cast("q")
         self._r: Any = self._rewards.data.cast("B").cast("f")
         self._d: Any = self._done.data.cast("B")
@@ -143,7 +144,7 @@ class MuushigVectorEnv:
         m = self._m
         for i in range(n):
             a = chosen[i]
-            if not 0 <= a < N_ACTIONS or not m[i * N_ACTIONS + a]:
+            if not 0 <= a < N_ACTIONS or not m[i][a]:
                 allowed = np.flatnonzero(self._mask[i]).tolist()
                 raise IllegalChoiceError(f"table {i}: action {a} is not legal now; its mask allows {allowed}")
         return chosen
@@ -168,8 +169,8 @@ class MuushigVectorEnv:
         seat = e.current_seat
         assert seat is not None  # a table always owes a decision: a finished match is dealt anew
         face = self._faces[i]
-        face.write_mask(e, self._m, i * N_ACTIONS)
-        face.write_features(e, seat, self._x, i * N_FEATURES)
+        face.write_mask(e, self._m[i], 0)
+        face.write_features(e, seat, self._x[i], 0)
         self._s[i] = seat
 
 
