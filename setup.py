@@ -47,6 +47,7 @@ HOT_MODULES = [
     "arena/envs/codec.py",
     "arena/envs/muushig_layout.py",
     "arena/envs/muushig_face.py",
+    "arena/envs/muushig_vector.py",
 ]
 
 

@@ -16,7 +16,12 @@ Random play over whole matches, one process, CPU time, best of
   Muushig match): what the AEC API and the random choice cost alone;
 * the Muushig environment again, reading every ``info["events"]`` (the
   per-seat views are made when first read), and as ``muushig.env()`` gives
-  it, inside PettingZoo's order-enforcing wrapper.
+  it, inside PettingZoo's order-enforcing wrapper;
+* the vectorized Muushig environment (``muushig.vector_env``): 64 and 16
+  tables stepped per call, a random legal action per table chosen in
+  NumPy over the whole mask array; its rate counts table-steps (one
+  decision at one table), and a second line counts the time inside
+  ``step`` alone (without the caller's choice of actions).
 
     python bench/env_bench.py [--matches 200] [--repeat 3]
 """
@@ -79,6 +84,32 @@ def run_env(env: object, matches: int, read_events: bool = False) -> int:
                 continue
             env.step(int(choice(np.flatnonzero(obs["action_mask"]))))  # type: ignore[attr-defined]
             steps += 1
+    return steps
+
+
+STEP_ONLY: dict[int, float] = {}  # tables -> best table-steps/s inside step() alone
+
+
+def run_vector(matches: int, num_envs: int) -> int:
+    """Random play at ``num_envs`` tables until ``matches`` matches ended;
+    table-steps played (each table's row counts one decision a call)."""
+    tables = muushig.vector_env(num_envs, seed=0, copy=False)
+    _, mask, _ = tables.reset()
+    rng = np.random.default_rng(0)
+    steps = finished = 0
+    inside = 0.0
+    clock = time.process_time
+    while finished < matches:
+        # A uniform legal index per row: the r-th allowed action, r drawn
+        # below the row's count of allowed ones.
+        drawn = (rng.random(num_envs) * mask.sum(1)).astype(np.int64)
+        actions = (mask.cumsum(1) > drawn[:, None]).argmax(1)
+        start = clock()
+        _, mask, _, _, done = tables.step(actions)
+        inside += clock() - start
+        steps += num_envs
+        finished += int(done.sum())
+    STEP_ONLY[num_envs] = max(STEP_ONLY.get(num_envs, 0.0), steps / inside)
     return steps
 
 
@@ -171,10 +202,15 @@ def main() -> None:
         ("muushig env, info events read", lambda k: run_env(muushig.raw_env(), k, read_events=True), m),
         ("muushig env() (order-enforcing wrapper)", lambda k: run_env(muushig.env(), k), m),
         ("PettingZoo API floor (no-op env)", lambda k: run_env(NoopEnv(), k), m),
+        ("muushig vector_env, 64 tables", lambda k: run_vector(k, 64), m),
+        ("muushig vector_env, 16 tables", lambda k: run_vector(k, 16), m),
         ("thirteen engine, 4 deals, strong", thirteen_engine, max(1, m // 20)),
         ("thirteen PettingZoo env, 4 deals", lambda k: run_env(thirteen.raw_env(deals=4), k), max(1, m // 20)),
     ]:
         rows.append((name, *best_rate(run, n, r)))
+        if name.startswith("muushig vector_env"):
+            tables = int(name.split()[2])
+            rows.append((f"  inside step() alone, {tables} tables", STEP_ONLY[tables], float("nan")))
     try:
         import rlcard  # noqa: F401
     except ImportError:
@@ -182,10 +218,12 @@ def main() -> None:
     else:
         rows.append(("RLCard UNO (rlcard.make('uno'))", *best_rate(uno, m, r)))
     uno_rate = rows[-1][1] if rows[-1][0].startswith("RLCard") else None
-    print(f"{'':40} {'steps/s':>10} {'matches/s':>10} {'vs UNO':>8}")
+    fast = rows[0][1]
+    print(f"{'':40} {'steps/s':>10} {'matches/s':>10} {'vs UNO':>8} {'vs fast':>8}")
     for name, steps, per in rows:
         ratio = f"{steps / uno_rate:7.1f}x" if uno_rate else ""
-        print(f"{name:40} {steps:10,.0f} {per:10.1f} {ratio:>8}")
+        per_match = f"{per:10.1f}" if per == per else f"{'':10}"  # nan: a line without its own matches
+        print(f"{name:40} {steps:10,.0f} {per_match} {ratio:>8} {steps / fast:7.0%}")
 
 
 if __name__ == "__main__":

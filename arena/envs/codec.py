@@ -64,22 +64,33 @@ class Rows:
     again (it keeps its block alive, as a slice of any array does).
     """
 
-    __slots__ = ("width", "dtype", "count", "_rows", "flat", "_next")
+    __slots__ = ("width", "dtype", "count", "_rows", "_flats", "_next")
 
     def __init__(self, width: int, dtype: type[np.generic], count: int = 256) -> None:
         self.width, self.dtype, self.count = width, dtype, count
         self._next = count  # empty: the first take() makes a block
 
-    def take(self) -> tuple[np.ndarray, int]:
-        """A new zeroed row and its offset in ``self.flat``."""
+    def take(self) -> tuple[np.ndarray, Any]:
+        """A new zeroed row, and a flat ``memoryview`` of the same row."""
         i = self._next
         if i == self.count:
             block = np.zeros((self.count, self.width), dtype=self.dtype)
-            self.flat = block.data.cast("B").cast(block.dtype.char)
             self._rows = list(block)  # every row's view at once: cheaper than one by one
+            self._flats = row_views(block)
             i = 0
         self._next = i + 1
-        return self._rows[i], i * self.width
+        return self._rows[i], self._flats[i]
+
+
+def row_views(block: np.ndarray) -> list[Any]:
+    """A flat ``memoryview`` per row of a C-contiguous 2-D array. A store
+    through a row's own view takes an index below the row's width: a small
+    int Python keeps made, where an index into the whole block is a new
+    int object per store (which cost about as much as the store)."""
+    flat: Any = block.data.cast("B")
+    flat = flat.cast(block.dtype.char)
+    width = block.shape[1]
+    return [flat[i * width:(i + 1) * width] for i in range(block.shape[0])]
 
 
 def observation_space(features: int, low: float, high: float, actions: int) -> spaces.Dict:

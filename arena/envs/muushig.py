@@ -11,6 +11,9 @@
         mask = obs["action_mask"]
         env.step(None if terminated or truncated else env.action_space(agent).sample(mask))
 
+For many tables stepped in one call, observations and masks written into
+arrays made once, see :func:`vector_env` (:mod:`arena.envs.muushig_vector`).
+
 Agents are ``player_0`` .. ``player_{n-1}`` (seat numbers); ``opponents=
 {seat: "heuristic"}`` gives seats to the house bots instead. Observations,
 actions and rewards: :mod:`arena.envs.muushig_codec` and docs/envs.md.
@@ -25,6 +28,9 @@ from arena.envs.aec import ArenaAEC
 from arena.envs.order import OrderEnforcing
 from arena.envs.muushig_codec import MuushigCodec
 from arena.envs.muushig_face import MuushigFace
+from arena.envs.muushig_vector import MuushigVectorEnv, vector_env
+
+__all__ = ["MuushigVectorEnv", "env", "raw_env", "vector_env"]
 
 
 def raw_env(*, seed: int | None = None, opponents: Mapping[int, str] | None = None,

@@ -41,7 +41,7 @@ from arena.games.muushig.state import HandState
 
 # Action index = code + the base of the pending stage (DECIDE, EXCHANGE,
 # TAKE, PLAY): the take code of "decline" is -1, so take's base is one on.
-_BASE = (DECIDE_BASE, EXCHANGE_BASE, TAKE_BASE + 1, PLAY_BASE)
+BASES = (DECIDE_BASE, EXCHANGE_BASE, TAKE_BASE + 1, PLAY_BASE)
 
 
 class MuushigFace:
@@ -63,32 +63,37 @@ class MuushigFace:
 
     def observe(self, engine: Any, seat: int, acting: bool) -> Observation:
         e: MuushigEngine = engine
-        mask, at = self._masks.take()
+        mask, mask_flat = self._masks.take()
         if acting:
-            self._fill_mask(e, at)
-        return {"observation": self._fill_features(e, seat), "action_mask": mask}
+            self.write_mask(e, mask_flat, 0)
+        row, row_flat = self._features.take()
+        self.write_features(e, seat, row_flat, 0)
+        return {"observation": row, "action_mask": mask}
 
     def apply(self, engine: Any, seat: int, action: Any, mask: np.ndarray | None) -> Any:
         e: MuushigEngine = engine
         if mask is None:
-            mask, at = self._masks.take()
-            self._fill_mask(e, at)
+            mask, mask_flat = self._masks.take()
+            self.write_mask(e, mask_flat, 0)
         # A plain int in range whose mask entry is set needs none of
         # check_choice's conversions (NumPy integers and errors go there).
         if type(action) is int and 0 <= action < N_ACTIONS and mask[action]:
-            return e.apply_code(action - _BASE[e.stage])
-        return e.apply_code(check_choice(action, mask) - _BASE[e.stage])
+            return e.apply_code(action - BASES[e.stage])
+        return e.apply_code(check_choice(action, mask) - BASES[e.stage])
 
     # ------------------------------------------------------------ rows
-    def _fill_mask(self, e: MuushigEngine, at: int) -> None:
-        flat = self._masks.flat
-        at += _BASE[e.stage]
+    # Both write into a flat buffer at an offset: a row of the single
+    # environment's blocks (``Rows``) or a table's row of the vector
+    # environment's arrays (``muushig_vector``), so both give the same arrays.
+    def write_mask(self, e: MuushigEngine, flat: Any, at: int) -> None:
+        """Set the legal actions of the pending decision in a zeroed row."""
+        at += BASES[e.stage]
         for code in e.legal_codes():
             flat[at + code] = 1
 
-    def _fill_features(self, e: MuushigEngine, me: int) -> np.ndarray:
-        row, o = self._features.take()
-        x = self._features.flat
+    def write_features(self, e: MuushigEngine, me: int, x: Any, o: int) -> None:
+        """Write all ``N_FEATURES`` of ``me``'s observation (the row need not
+        be zeroed: the kept template overwrites all of it first)."""
         hand, n = e.hand, self.n_seats
         stage = e.stage
         settled = stage >= 2  # TAKE, PLAY, OVER: every status and exchange is final for the hand
@@ -123,7 +128,6 @@ class MuushigFace:
         x[o + _SCALARS] = (len(hand.stock) - hand.stock_drawn) / 32
         if hand.face_up_taken:
             x[o + _SCALARS + 2] = 1.0
-        return row
 
     # Per seat, the features that change only when a trick ends, a hand or
     # a round ends, or every seat has decided and exchanged: kept, and

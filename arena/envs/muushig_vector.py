@@ -1,0 +1,180 @@
+"""Many Muushig tables stepped as one call: the vectorized environment.
+
+::
+
+    from arena.envs import muushig
+
+    tables = muushig.vector_env(num_envs=64, seed=1, last_two_forced=True)
+    obs, mask, seat = tables.reset()                 # (64, 191), (64, 99), (64,)
+    while learning:
+        obs, mask, seat, rewards, done = tables.step(policy(obs, mask))   # rewards (64, seats)
+
+The single environment (``muushig.env()``) pays PettingZoo's turn
+bookkeeping, two fresh NumPy rows and a Python-level loop around every
+decision: together several times the engine's own step. Here one call
+steps every table once: each table's action is applied as an engine code,
+and the acting seat's observation and mask are written into arrays made
+once, by the same :class:`~arena.envs.muushig_face.MuushigFace` that
+writes the single environment's, so a table's row is exactly the
+observation the single environment gives that seat. The loop is compiled
+with the engine (``setup.py``'s ``HOT_MODULES``).
+
+Every seat of every table is played by the caller (no house bots): ``seat``
+says whose decision each row is, counted as the engine counts seats; the
+features are from that seat's point of view, as in the single
+environment. ``rewards[i, s]`` is what seat ``s`` of table ``i`` gained in
+this step (+1 to a round's winner), the single environment's
+``rewards[agent]`` after the same step. A table whose match ended in this
+step has ``done[i]`` set and is dealt its next match at once: its row of
+``obs``, ``mask`` and ``seat`` is already the new match's first decision
+(no decision is owed after the last one, so no final observation is lost).
+
+Decks: table ``i`` owns ``random.Random(seed + i)`` and deals each match
+from it as ``muushig.raw_env(seed=seed + i)`` does, reset after reset, so
+a table's matches are reproducible and can be replayed alone.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.envs.codec import IllegalChoiceError, row_views
+from arena.envs.muushig_codec import MuushigCodec
+from arena.envs.muushig_face import BASES, MuushigFace
+from arena.envs.muushig_layout import N_ACTIONS, N_FEATURES
+from arena.games.muushig import MuushigEngine
+from arena.games.muushig.events import RoundEnd
+from arena.games.muushig.phases import OVER
+
+
+class MuushigVectorEnv:
+    """``num_envs`` Muushig tables, each playing matches one after another."""
+
+    def __init__(self, num_envs: int, *, seed: int | None = None, copy: bool = True, **rules: Any) -> None:
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs is a number of tables, at least 1, not {num_envs!r}")
+        # The engine checks the rules (RuleConfigError names a bad option).
+        self.rules: dict[str, Any] = MuushigEngine(dict(rules), random.Random(0)).rules
+        codec = MuushigCodec(self.rules)
+        self.num_envs = num_envs
+        self.n_seats: int = codec.n_seats
+        # Returned arrays are copies unless ``copy=False``: then they are
+        # the buffers themselves, written again by the next step.
+        self.copy = copy
+        self.single_observation_space: spaces.Space = codec.observation_space["observation"]
+        self.single_action_space: spaces.Discrete = codec.action_space
+        self._faces = [MuushigFace(codec) for _ in range(num_envs)]
+        self._obs = np.zeros((num_envs, N_FEATURES), dtype=np.float32)
+        self._mask = np.zeros((num_envs, N_ACTIONS), dtype=np.int8)
+        self._seat = np.zeros(num_envs, dtype=np.int64)
+        self._rewards = np.zeros((num_envs, self.n_seats), dtype=np.float32)
+        self._done = np.zeros(num_envs, dtype=np.bool_)
+        # Flat views the loop stores into item by item (plain Python stores,
+        # which NumPy's own item assignment costs several times over); one
+        # per table's row, so an index is below the row's width (see row_views).
+        self._x: list[Any] = row_views(self._obs)
+        self._m: list[Any] = row_views(self._mask)
+        self._s: Any = self._seat.data.cast("B").cast("q")
+        self._r: Any = self._rewards.data.cast("B").cast("f")
+        self._d: Any = self._done.data.cast("B")
+        self._rngs: list[random.Random] = self._seeded(seed)
+        self._engines: list[MuushigEngine] = []
+
+    def _seeded(self, seed: int | None) -> list[random.Random]:
+        if seed is None:
+            return [random.Random() for _ in range(self.num_envs)]
+        return [random.Random(seed + i) for i in range(self.num_envs)]
+
+    def _deal(self, table: int) -> MuushigEngine:
+        """Table ``table``'s next match, dealt as the single environment's
+        ``reset`` deals it (one 64-bit draw of the table's rng seeds the decks)."""
+        engine = MuushigEngine(self.rules, random.Random(self._rngs[table].getrandbits(64)))
+        engine.start()
+        return engine
+
+    # -------------------------------------------------------- the API
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A new match at every table (``seed``: the tables' rngs start
+        again, table ``i`` from ``seed + i``). Returns ``(obs, mask, seat)``."""
+        if seed is not None:
+            self._rngs = self._seeded(seed)
+        self._engines = [self._deal(i) for i in range(self.num_envs)]
+        self._mask.fill(0)
+        for i in range(self.num_envs):
+            self._write(i, self._engines[i])
+        if self.copy:
+            return self._obs.copy(), self._mask.copy(), self._seat.copy()
+        return self._obs, self._mask, self._seat
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Play one action index per table (each allowed by that table's
+        mask). Returns ``(obs, mask, seat, rewards, done)``. A refused
+        action raises :class:`~arena.envs.codec.IllegalChoiceError` before
+        any table moves."""
+        if not self._engines:
+            raise RuntimeError("call reset() before step()")
+        chosen = self._checked(actions)
+        # Zeroed once for all tables (a row at a time cost as much as the
+        # stores that fill it): the masks were read by the check above.
+        self._mask.fill(0)
+        self._rewards.fill(0)
+        self._done.fill(False)
+        self._advance(chosen)
+        if self.copy:
+            return (self._obs.copy(), self._mask.copy(), self._seat.copy(),
+                    self._rewards.copy(), self._done.copy())
+        return self._obs, self._mask, self._seat, self._rewards, self._done
+
+    def close(self) -> None:
+        self._engines = []
+
+    # ------------------------------------------------------- the loop
+    def _checked(self, actions: Any) -> list[int]:
+        """``actions`` as one int per table, each allowed by its mask."""
+        given = np.asarray(actions)
+        n = self.num_envs
+        if given.shape != (n,) or given.dtype.kind not in "iu":
+            raise IllegalChoiceError(f"actions: one integer index per table, {n} of them; "
+                                     f"got an array of shape {given.shape} and type {given.dtype}")
+        chosen: list[int] = given.tolist()
+        m = self._m
+        for i in range(n):
+            a = chosen[i]
+            if not 0 <= a < N_ACTIONS or not m[i][a]:
+                allowed = np.flatnonzero(self._mask[i]).tolist()
+                raise IllegalChoiceError(f"table {i}: action {a} is not legal now; its mask allows {allowed}")
+        return chosen
+
+    def _advance(self, chosen: list[int]) -> None:
+        engines, r, d, n_seats = self._engines, self._r, self._d, self.n_seats
+        for i in range(self.num_envs):
+            e = engines[i]
+            before = e.round_number
+            events = e.apply_code(chosen[i] - BASES[e.stage])
+            if e.round_number != before:  # a round ended: a star to its winner
+                for event in events:
+                    if isinstance(event, RoundEnd):
+                        r[i * n_seats + event.winner] = 1.0
+            if e.stage == OVER:
+                d[i] = 1
+                e = engines[i] = self._deal(i)
+            self._write(i, e)
+
+    def _write(self, i: int, e: MuushigEngine) -> None:
+        """Table ``i``'s pending decision into its rows (its mask row zeroed)."""
+        seat = e.current_seat
+        assert seat is not None  # a table always owes a decision: a finished match is dealt anew
+        face = self._faces[i]
+        face.write_mask(e, self._m[i], 0)
+        face.write_features(e, seat, self._x[i], 0)
+        self._s[i] = seat
+
+
+def vector_env(num_envs: int, *, seed: int | None = None, copy: bool = True, **rules: Any) -> MuushigVectorEnv:
+    """``num_envs`` Muushig tables stepped as one; keyword arguments other
+    than these are the matches' rule options (``max_hands``, ``players``, ...)."""
+    return MuushigVectorEnv(num_envs, seed=seed, copy=copy, **rules)
