@@ -6,39 +6,24 @@ bot's quota of matches waiting counts its challenges on every node."""
 from __future__ import annotations
 
 import asyncio
-import random
 
 import aiohttp
 import pytest
 
 from arena.app import Arena
-from arena.auth import hash_token
 from arena.server.config import ServerConfig
 from arena.storage import open_store
 from arena.storage.base import MatchStatus
 from arena.tournament.challenge import ChallengeLimits
-from protocol.sdk.client import BotClient
+from tests.nodes.arenas import Bots, add_bots, random_bot, until
 
 NAMES = ("north", "south", "east")
 LIMITS = ChallengeLimits(per_day=50, in_flight=6, claim_timeout_s=10.0)
 
 
-def _random(seed: int):
-    rng = random.Random(seed)
-    return lambda phase, legal, state: rng.choice(legal)
-
-
-async def _until(check, timeout_s: float = 120.0, every_s: float = 0.1):
-    async with asyncio.timeout(timeout_s):
-        while not (result := await check()):
-            await asyncio.sleep(every_s)
-        return result
-
-
 async def two_nodes(pg_url: str):
     setup = open_store(pg_url)
-    for name in NAMES:
-        setup.add_bot(name, hash_token(f"token-{name}"))
+    add_bots(setup, NAMES)
     setup.close()
     arenas, stores = [], []
     for node in ("node-a", "node-b"):
@@ -52,12 +37,8 @@ async def two_nodes(pg_url: str):
     return arenas, stores
 
 
-async def stop_all(arenas, stores, bots, tasks) -> None:
-    for bot in bots:
-        await bot.stop()
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+async def stop_all(arenas, stores, bots: Bots) -> None:
+    await bots.stop()
     for arena in arenas:
         await arena.stop()
     for store in stores:
@@ -68,13 +49,11 @@ async def stop_all(arenas, stores, bots, tasks) -> None:
 async def test_a_challenge_match_is_played_by_one_node_only(pg_url):
     arenas, stores = await two_nodes(pg_url)
     # Every bot is connected to both nodes: both could seat every match.
-    bots = [BotClient("127.0.0.1", arena.port, f"token-{name}", name, _random(i),
-                      ladder=True, reconnect=False, threaded=False)
-            for arena in arenas for i, name in enumerate(NAMES)]
-    tasks = [asyncio.create_task(bot.run()) for bot in bots]
+    bots = Bots.start([random_bot(arena.port, name, i, ladder=True)
+                       for arena in arenas for i, name in enumerate(NAMES)])
     try:
         for arena in arenas:
-            await _until(lambda a=arena: _idle(a, set(NAMES)))
+            await until(lambda a=arena: _idle(a, set(NAMES)))
         web = f"http://127.0.0.1:{arenas[0].http_port}"
         async with aiohttp.ClientSession() as http:
             async with http.post(web + "/api/challenges",
@@ -87,7 +66,7 @@ async def test_a_challenge_match_is_played_by_one_node_only(pg_url):
         async def over():
             return all(s.match_id is not None for s in store.get_schedule(cid))
 
-        await _until(over)
+        await until(over)
         await asyncio.sleep(1.0)  # a second node's copy would have started by now
         matches = store.list_matches(tournament_id=cid, limit=100)
         played = [m for m in matches if m.status is MatchStatus.FINISHED]
@@ -95,7 +74,7 @@ async def test_a_challenge_match_is_played_by_one_node_only(pg_url):
         assert [m for m in matches if m.status is not MatchStatus.FINISHED] == [], \
             "a match of the challenge was started by two nodes"
     finally:
-        await stop_all(arenas, stores, bots, tasks)
+        await stop_all(arenas, stores, bots)
 
 
 async def _idle(arena: Arena, names: set[str]) -> bool:
@@ -107,16 +86,13 @@ async def test_the_quota_of_matches_waiting_counts_challenges_asked_on_every_nod
     arenas, stores = await two_nodes(pg_url)
     setup = open_store(pg_url)
     challengers = [f"asker{i}" for i in range(6)]
-    for name in challengers:  # never connected: their matches stay waiting
-        setup.add_bot(name, hash_token(f"token-{name}"))
+    add_bots(setup, challengers)  # never connected: their matches stay waiting
     setup.close()
     # The opponent is connected to both nodes, open to challenges.
-    bots = [BotClient("127.0.0.1", arena.port, "token-south", "south", _random(0),
-                      ladder=True, reconnect=False, threaded=False) for arena in arenas]
-    tasks = [asyncio.create_task(bot.run()) for bot in bots]
+    bots = Bots.start([random_bot(arena.port, "south", 0, ladder=True) for arena in arenas])
     try:
         for arena in arenas:
-            await _until(lambda a=arena: _idle(a, {"south"}))
+            await until(lambda a=arena: _idle(a, {"south"}))
         async with aiohttp.ClientSession() as http:
             async def ask(arena: Arena, who: str) -> int:
                 async with http.post(f"http://127.0.0.1:{arena.http_port}/api/challenges",
@@ -133,4 +109,4 @@ async def test_the_quota_of_matches_waiting_counts_challenges_asked_on_every_nod
                           if r.config.get("challenger") == who)
             assert waiting == 4
     finally:
-        await stop_all(arenas, stores, bots, tasks)
+        await stop_all(arenas, stores, bots)
