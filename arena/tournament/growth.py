@@ -11,7 +11,7 @@ that grows is added here and nowhere in them.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from arena.storage.base import ScheduledMatch, Store
 from arena.tournament import gauntlet_play, swiss_play
@@ -29,12 +29,27 @@ def first_slots(config: TournamentConfig, tid: str) -> list[ScheduledMatch]:
     return swiss_play.first_round(config, tid)
 
 
+# A kind's next unit after the stored schedule (store, config, tournament
+# id, schedule), or None while none is due.
+NextUnit = Callable[[Store, TournamentConfig, str, list[ScheduledMatch]],
+                    list[ScheduledMatch] | None]
+
+
+def next_unit(config: TournamentConfig) -> NextUnit:
+    if gauntlet_play.is_gauntlet(config):
+        return gauntlet_play.due_set
+    return swiss_play.due_round
+
+
 def extend_if_due(store: Store, config: TournamentConfig, tid: str) -> bool:
     """Append the next unit if the stored ones are played and another is
-    due; True when the schedule has open slots."""
-    if gauntlet_play.is_gauntlet(config):
-        return gauntlet_play.extend_if_due(store, config, tid)
-    return swiss_play.extend_if_due(store, config, tid)
+    due; True when the schedule has open slots (added here or by another
+    node meanwhile)."""
+    slots = next_unit(config)(store, config, tid, store.get_schedule(tid))
+    if slots is None:
+        return False
+    store.extend_schedule(tid, slots)  # False: another node added the same unit
+    return True
 
 
 def fully_grown(store: Store, config: TournamentConfig,
