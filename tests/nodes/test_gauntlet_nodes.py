@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from arena.storage.base import MatchStatus, TournamentStatus
+from arena.storage.base import TournamentStatus
 from arena.tournament.config import load_config
 from arena.tournament.gauntlet_play import decided, gauntlet_result, sets_of
 from arena.tournament.verify import verify_tournament
 from tests.nodes.arenas import play_on_two_nodes
+from tests.nodes.nodes import assert_each_slot_once
 from tests.tournament_run.helpers import sample_entrant, write_config
 
 # Tables of two: the challenger and one random bot per deck set, two matches
@@ -35,9 +36,7 @@ async def test_two_nodes_add_each_deck_set_once_and_stop_where_the_rule_stops(
     assert sorted(sets) == list(range(1, len(sets) + 1))  # no set added twice
     assert all(len(slots) == 2 for slots in sets.values())
     assert decided(store, config, schedule)
-    finished = store.list_matches(tournament_id=tid, status=MatchStatus.FINISHED, limit=100)
-    assert {m.id for m in finished} == {s.match_id for s in schedule}
-    assert len(finished) == len(schedule)  # no slot played twice
+    assert_each_slot_once(store, tid)  # no slot played twice
     assert store.get_tournament(tid).status is TournamentStatus.FINISHED
     result = gauntlet_result(store, config, tid)
     assert result is not None and result["verdict"] != "continue"

@@ -12,7 +12,7 @@ import pytest
 from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
 from arena.storage import open_store
-from arena.storage.base import Store
+from arena.storage.base import ScheduledMatch, Store
 from arena.storage.writer import StoreWriter
 from arena.tournament.config import load_config
 from arena.tournament.runner import TournamentRunner, create_or_load
@@ -97,3 +97,25 @@ async def play_until_killed(path: Path, db: str | Path, monkeypatch: pytest.Monk
         patched.setattr(StoreWriter, "finish_match", finish_then_die)
         with pytest.raises(Killed):
             await play(path, db)
+
+
+def stored_schedule(db: str | Path) -> list[ScheduledMatch]:
+    """The schedule of the store's one tournament, as a killed run left it."""
+    store = open_store(db)
+    try:
+        [record] = store.list_tournaments()
+        return store.get_schedule(record.id)
+    finally:
+        store.close()
+
+
+async def resume(path: Path, db: str | Path, before: list[ScheduledMatch]) -> tuple[Store, str]:
+    """Play the killed tournament of ``before`` (its stored schedule) on: it
+    completes as the same tournament, the slots stored before the kill
+    seated and dealt as they were."""
+    store, tid, complete = await play(path, db)
+    assert complete and tid == before[0].tournament_id
+    after = store.get_schedule(tid)
+    assert [(s.players, s.seed) for s in after[:len(before)]] == \
+        [(s.players, s.seed) for s in before]
+    return store, tid
