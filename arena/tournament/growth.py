@@ -5,8 +5,8 @@ while the stopping rule goes on, arena/tournament/gauntlet_play.py).
 Both are created with their first unit (a round, a deck set); the runner
 on one node, every node of a shared store and every ``--workers`` process
 ask :func:`extend_if_due` when they find no open slot, and the store
-appends the next unit once. The runners ask only this module, so a kind
-that grows is added here and nowhere in them.
+appends the next unit once. The runners and ``arena verify`` ask only this
+module, so a kind that grows is added here and nowhere in them.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from arena.storage.base import ScheduledMatch, Store
 from arena.tournament import gauntlet_play, swiss_play
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import TournamentConfig, config_from_wire
+from arena.tournament.schedule import ScheduleKind
 
 
 def grows(config: TournamentConfig) -> bool:
@@ -50,6 +51,19 @@ def extend_if_due(store: Store, config: TournamentConfig, tid: str) -> bool:
         return False
     store.extend_schedule(tid, slots)  # False: another node added the same unit
     return True
+
+
+def stored_problems(store: Store, wire: dict[str, Any], tid: str) -> list[str]:
+    """What ``arena verify`` finds wrong with the stored units of a growing
+    tournament (``wire``: its stored config): each round or deck set
+    against its kind's rule. Nothing for a schedule made whole at the start."""
+    kind = (wire.get("schedule") or {}).get("kind")
+    if kind not in (ScheduleKind.SWISS.value, ScheduleKind.GAUNTLET.value):
+        return []
+    config = config_from_wire(wire)
+    if gauntlet_play.is_gauntlet(config):
+        return gauntlet_play.pairing_problems(store, config, tid)
+    return swiss_play.pairing_problems(store, config, tid)
 
 
 def fully_grown(store: Store, config: TournamentConfig,
