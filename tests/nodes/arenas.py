@@ -24,10 +24,12 @@ from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
 from arena.storage import open_store
 from arena.storage.base import Store
+from arena.tournament.challenge import ChallengeLimits
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import create_or_load
 from arena.tournament.shared import QueueSettings, SharedTournamentRunner
 from protocol.sdk.client import BotClient
+from tests.tournament_run.helpers import new_server
 
 
 @dataclass
@@ -56,17 +58,39 @@ async def arena_nodes(url: str, names: Sequence[str], *, web: Sequence[int] = ()
     fields, the same on every node. At the end every node is stopped and
     its store closed."""
     stores = [open_store(url, node=name) for name in names]
-    nodes = Nodes(stores, [
-        Arena(ServerConfig(port=0, http_port=0 if i in web else None, matchmaking=False,
-                           open=True, run_tournaments=True, **config), store)
-        for i, store in enumerate(stores)])
+    async with _started(Nodes(stores, [
+            Arena(ServerConfig(port=0, http_port=0 if i in web else None, matchmaking=False,
+                               open=True, run_tournaments=True, **config), store)
+            for i, store in enumerate(stores)])) as nodes:
+        yield nodes
+
+
+@asynccontextmanager
+async def challenge_nodes(url: str, bots: Sequence[str], limits: ChallengeLimits,
+                          **config: Any) -> AsyncIterator[Nodes]:
+    """Nodes ``node-a`` and ``node-b`` on the store at ``url``, serving
+    challenges under ``limits`` and HTTP on a free port, with bots ``bots``
+    registered first. ``config``: more ServerConfig fields. At the end every
+    node is stopped and its store closed."""
+    setup = open_store(url)
+    add_bots(setup, bots)
+    setup.close()
+    stores = [open_store(url, node=name) for name in ("node-a", "node-b")]
+    async with _started(Nodes(stores, [
+            Arena(ServerConfig(port=0, http_port=0, matchmaking=False, **config), store,
+                  challenges=limits) for store in stores])) as nodes:
+        yield nodes
+
+
+@asynccontextmanager
+async def _started(nodes: Nodes) -> AsyncIterator[Nodes]:
     try:
         for arena in nodes.arenas:
             await arena.start()
         yield nodes
     finally:
         await nodes.stop()
-        for store in stores:
+        for store in nodes.stores:
             store.close()
 
 
@@ -146,7 +170,7 @@ async def shared_node(location: str | Path, config: TournamentConfig, node: str,
                       lease_s: float = 5.0) -> SharedNode:
     store = open_store(location, node=node)
     record, _ = create_or_load(store, config)
-    server = ArenaServer(ServerConfig(port=0, http_port=None, matchmaking=False), store)
+    server = new_server(store)
     await server.start()
     return SharedNode(store, server, SharedTournamentRunner(
         server, config, record, queue=QueueSettings(node=node, lease_s=lease_s, poll_s=0.05)))
