@@ -143,16 +143,11 @@ def stored_matches(store: Store, tid: str) -> dict[str, MatchRecord]:
     return by_id(store.finished_matches(tournament_id=tid))
 
 
-def extend_if_due(store: Store, config: TournamentConfig, tid: str) -> bool:
-    """Append the next deck set if the stored ones are played and the rule
-    goes on; True when the schedule has open slots (added here or by
-    another node meanwhile)."""
-    schedule = store.get_schedule(tid)
-    slots = next_set(config, tid, schedule, stored_matches(store, tid))
-    if slots is None:
-        return False
-    store.extend_schedule(tid, slots)  # False: another node added the same set
-    return True
+def due_set(store: Store, config: TournamentConfig, tid: str,
+            schedule: list[ScheduledMatch]) -> list[ScheduledMatch] | None:
+    """The deck set to append to the stored ``schedule`` if the stored sets
+    are played and the rule goes on (arena/tournament/growth.py appends it)."""
+    return next_set(config, tid, schedule, stored_matches(store, tid))
 
 
 def decided(store: Store, config: TournamentConfig, schedule: Sequence[ScheduledMatch]) -> bool:

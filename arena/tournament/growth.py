@@ -5,17 +5,18 @@ while the stopping rule goes on, arena/tournament/gauntlet_play.py).
 Both are created with their first unit (a round, a deck set); the runner
 on one node, every node of a shared store and every ``--workers`` process
 ask :func:`extend_if_due` when they find no open slot, and the store
-appends the next unit once. The runners ask only this module, so a kind
-that grows is added here and nowhere in them.
+appends the next unit once. The runners and ``arena verify`` ask only this
+module, so a kind that grows is added here and nowhere in them.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from arena.storage.base import ScheduledMatch, Store
 from arena.tournament import gauntlet_play, swiss_play
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import TournamentConfig, config_from_wire
+from arena.tournament.schedule import ScheduleKind
 
 
 def grows(config: TournamentConfig) -> bool:
@@ -29,12 +30,40 @@ def first_slots(config: TournamentConfig, tid: str) -> list[ScheduledMatch]:
     return swiss_play.first_round(config, tid)
 
 
+# A kind's next unit after the stored schedule (store, config, tournament
+# id, schedule), or None while none is due.
+NextUnit = Callable[[Store, TournamentConfig, str, list[ScheduledMatch]],
+                    list[ScheduledMatch] | None]
+
+
+def next_unit(config: TournamentConfig) -> NextUnit:
+    if gauntlet_play.is_gauntlet(config):
+        return gauntlet_play.due_set
+    return swiss_play.due_round
+
+
 def extend_if_due(store: Store, config: TournamentConfig, tid: str) -> bool:
     """Append the next unit if the stored ones are played and another is
-    due; True when the schedule has open slots."""
+    due; True when the schedule has open slots (added here or by another
+    node meanwhile)."""
+    slots = next_unit(config)(store, config, tid, store.get_schedule(tid))
+    if slots is None:
+        return False
+    store.extend_schedule(tid, slots)  # False: another node added the same unit
+    return True
+
+
+def stored_problems(store: Store, wire: dict[str, Any], tid: str) -> list[str]:
+    """What ``arena verify`` finds wrong with the stored units of a growing
+    tournament (``wire``: its stored config): each round or deck set
+    against its kind's rule. Nothing for a schedule made whole at the start."""
+    kind = (wire.get("schedule") or {}).get("kind")
+    if kind not in (ScheduleKind.SWISS.value, ScheduleKind.GAUNTLET.value):
+        return []
+    config = config_from_wire(wire)
     if gauntlet_play.is_gauntlet(config):
-        return gauntlet_play.extend_if_due(store, config, tid)
-    return swiss_play.extend_if_due(store, config, tid)
+        return gauntlet_play.pairing_problems(store, config, tid)
+    return swiss_play.pairing_problems(store, config, tid)
 
 
 def fully_grown(store: Store, config: TournamentConfig,

@@ -43,15 +43,11 @@ def played_matches(store: Store, schedule: list[ScheduledMatch]) -> list[MatchRe
     return [store.get_match(s.match_id) for s in schedule if s.match_id is not None]
 
 
-def extend_if_due(store: Store, config: TournamentConfig, tid: str) -> bool:
-    """Append the next round if the last one is played out; True when the
-    schedule has new open slots (added here or by another node meanwhile)."""
-    schedule = store.get_schedule(tid)
-    slots = swiss_slots(config, tid, schedule, played_matches(store, schedule))
-    if slots is None:
-        return False
-    store.extend_schedule(tid, slots)  # False: another node added the same round
-    return True
+def due_round(store: Store, config: TournamentConfig, tid: str,
+              schedule: list[ScheduledMatch]) -> list[ScheduledMatch] | None:
+    """The round to append to the stored ``schedule`` if its last round is
+    played out and rounds are left (arena/tournament/growth.py appends it)."""
+    return swiss_slots(config, tid, schedule, played_matches(store, schedule))
 
 
 def rounds_left(config: TournamentConfig, schedule: list[ScheduledMatch]) -> int:

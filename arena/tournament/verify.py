@@ -132,17 +132,9 @@ def verify_tournament(store: Store, tournament_id: str,
             report.problems.append(f"match {match.id} names table {match.seed!r}, "
                                    f"its slot {slot.seed!r}")
         check_match(store, match, key, slot.seed, report)
-    if (record.config.get("schedule") or {}).get("kind") == "swiss":
-        from arena.tournament.config import config_from_wire
-        from arena.tournament.swiss_play import pairing_problems
+    from arena.tournament.growth import stored_problems
 
-        report.problems += pairing_problems(store, config_from_wire(record.config), tournament_id)
-    if (record.config.get("schedule") or {}).get("kind") == "gauntlet":
-        from arena.tournament import gauntlet_play
-        from arena.tournament.config import config_from_wire as from_wire
-
-        report.problems += gauntlet_play.pairing_problems(store, from_wire(record.config),
-                                                          tournament_id)
+    report.problems += stored_problems(store, record.config, tournament_id)
     return report
 
 

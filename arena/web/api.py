@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, Callable
 
 from aiohttp import web
 
@@ -17,7 +17,8 @@ import arena.pure
 from arena.collector import WATCH
 from arena.storage.base import MatchStatus, StorageError
 from arena.web.accounts import viewer_is_admin
-from arena.web.errors import MAX_OFFSET, ApiError, check_name, int_param, page, pagination
+from arena.web.errors import (MAX_OFFSET, ApiError, check_name, int_param, page, page_of,
+                              pagination)
 from arena.web.keys import HEALTH, HUB, METRICS, QUERIES, SETTINGS, WRITER, RegistrationMode
 from arena.web.ladders import UnknownGameParamError, check_game, default_game
 from arena.live import LADDER
@@ -146,8 +147,8 @@ async def metrics(request: web.Request) -> web.Response:
 async def _standings_response(request: web.Request, scope: str, game: str) -> web.Response:
     limit, offset = pagination(request)
     rows = await request.app[QUERIES].standings_async(scope, game)
-    body = page("standings", rows[offset:offset + limit], len(rows), limit, offset)
-    return web.json_response({"scope": scope, "game": game, **body})
+    return web.json_response({"scope": scope, "game": game,
+                              **page_of("standings", rows, limit, offset)})
 
 
 def _scope(request: web.Request) -> str:
@@ -171,13 +172,20 @@ async def standings(request: web.Request) -> web.Response:
     return await _standings_response(request, scope, await _scope_game(request, scope))
 
 
+async def _game_listing(request: web.Request, key: str,
+                        lister: Callable[[int, int, str | None], tuple[list[Any], int]]
+                        ) -> web.Response:
+    """A page of a listing the ``?game=`` parameter may narrow (tournaments, bots)."""
+    limit, offset = pagination(request)
+    items, total = await request.app[QUERIES].run(lister, limit, offset,
+                                                  optional_game(request))
+    return web.json_response(page(key, items, total, limit, offset))
+
+
 # -- tournaments ----------------------------------------------------------------
 @routes.get("/api/tournaments")
 async def tournaments(request: web.Request) -> web.Response:
-    limit, offset = pagination(request)
-    q = request.app[QUERIES]
-    items, total = await q.run(q.list_tournaments, limit, offset, optional_game(request))
-    return web.json_response(page("tournaments", items, total, limit, offset))
+    return await _game_listing(request, "tournaments", request.app[QUERIES].list_tournaments)
 
 
 @routes.get("/api/tournaments/{id}")
@@ -232,8 +240,7 @@ async def live_matches(request: web.Request) -> web.Response:
     # "events" in the hub's record is a count, not a list: say so in its name.
     items = [{**{k: v for k, v in m.items() if k != "events"}, "events_count": m.get("events")}
              for m in request.app[QUERIES].live_matches()]
-    return web.json_response(page("matches", items[offset:offset + limit], len(items),
-                                  limit, offset))
+    return web.json_response(page_of("matches", items, limit, offset))
 
 
 async def _detail(request: web.Request) -> dict[str, Any]:
@@ -254,17 +261,13 @@ async def match_events(request: web.Request) -> web.Response:
     detail = await _detail(request)
     events = detail["events"]
     return web.json_response({"live": detail["live"], "embargoed": detail["embargoed"],
-                              **page("events", events[offset:offset + limit], len(events),
-                                     limit, offset)})
+                              **page_of("events", events, limit, offset)})
 
 
 # -- bots ----------------------------------------------------------------------------
 @routes.get("/api/bots")
 async def bots(request: web.Request) -> web.Response:
-    limit, offset = pagination(request)
-    q = request.app[QUERIES]
-    items, total = await q.run(q.list_bots, limit, offset, optional_game(request))
-    return web.json_response(page("bots", items, total, limit, offset))
+    return await _game_listing(request, "bots", request.app[QUERIES].list_bots)
 
 
 @routes.get("/api/bots/{name}")

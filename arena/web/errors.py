@@ -154,6 +154,11 @@ def page(key: str, items: list[Any], total: int, limit: int, offset: int) -> dic
     return {key: items, "total": total, "limit": limit, "offset": offset}
 
 
+def page_of(key: str, items: list[Any], limit: int, offset: int) -> dict[str, Any]:
+    """One page of a list held whole (standings, live matches, a match's events)."""
+    return page(key, items[offset:offset + limit], len(items), limit, offset)
+
+
 def check_name(name: Any, what: str = "bot name") -> str:
     """A name or id in a path or filter (1 to 64 characters)."""
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):

@@ -11,7 +11,7 @@ from aiohttp import web
 
 from arena.web.errors import check_name
 from arena.web.keys import QUERIES
-from arena.web.render import e, u
+from arena.web.render import e, live_section, u
 
 routes = web.RouteTableDef()
 
@@ -46,9 +46,8 @@ def gauntlet_section(tid: str, g: dict[str, Any] | None) -> str:
     """The page's section; empty for a tournament of another kind."""
     if not g:
         return ""
-    return (f'<section aria-labelledby="h-gauntlet"><h2 id="h-gauntlet">Gauntlet</h2>'
-            f'<div id="gauntlet" data-partial="/partials/gauntlet?tournament={u(tid)}">'
-            f'{gauntlet_fragment(g)}</div></section>')
+    return live_section("gauntlet", "Gauntlet", f"/partials/gauntlet?tournament={u(tid)}",
+                        gauntlet_fragment(g))
 
 
 def format_fact(progress: dict[str, Any]) -> str:

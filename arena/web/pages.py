@@ -36,6 +36,7 @@ from arena.web.render import (
     e,
     layout,
     live_list,
+    live_section,
     matches_table,
     num,
     pager,
@@ -127,14 +128,12 @@ async def index(request: web.Request) -> web.Response:
     main = f"""
 <h1>Standings</h1>
 <p id="live-status" class="live-status" role="status" aria-live="polite"></p>
-<section aria-labelledby="h-live"><h2 id="h-live">Live now</h2>
-<div id="live" data-partial="/partials/live">{live_list(q.live_matches())}</div></section>
+{live_section("live", "Live now", "/partials/live", live_list(q.live_matches()))}
 {play_links() if PEOPLE_TABLES in request.app else ""}
 {_ladders(request)}
 {people_ladders(request) if PEOPLE_TABLES in request.app else ""}
-<section aria-labelledby="h-tournaments"><h2 id="h-tournaments">Tournaments</h2>
-<div id="tournaments" data-partial="/partials/tournaments">{_tournaments_list(tournaments)}</div>
-</section>
+{live_section("tournaments", "Tournaments", "/partials/tournaments",
+              _tournaments_list(tournaments))}
 <section aria-labelledby="h-recent"><h2 id="h-recent">Latest finished matches</h2>
 {matches_table(recent, "Latest finished matches", empty="No match has finished yet.")}
 <p><a href="/matches">All matches</a></p></section>"""
@@ -148,9 +147,8 @@ def _ladders(request: web.Request) -> str:
     single game, the one ladder as it always looked."""
     games = ladder_games(server_game(request))
     if len(games) == 1:
-        return (f'<section aria-labelledby="h-ladder"><h2 id="h-ladder">Ladder</h2>\n'
-                f'<div id="standings" data-partial="/partials/standings?scope={LADDER}">\n'
-                f'{standings_fragment(request, LADDER, games[0])}</div></section>')
+        return live_section("ladder", "Ladder", f"/partials/standings?scope={LADDER}",
+                            standings_fragment(request, LADDER, games[0]), box="standings")
     nav = " · ".join(f'<a href="#ladder-{e(g)}">{e(game_title(g))}</a>' for g in games)
     return ladder_sections(request, LadderSet(
         scope=LADDER, key="ladder", box="standings", title="Ladders",
@@ -185,16 +183,13 @@ async def tournament(request: web.Request) -> web.Response:
 {progress_bar(p["done"], p["total"])}
 {waiting_note(t.get("waiting"))}
 {gauntlet_section(tid, t.get("gauntlet"))}
-<section aria-labelledby="h-standings"><h2 id="h-standings">Standings</h2>
-<div id="standings" data-partial="/partials/standings?scope={u(tid)}">
-{standings_table(standings, "Standings of " + t["name"], tid, game)}</div></section>
-<section aria-labelledby="h-charts"><h2 id="h-charts">Over the tournament</h2>
-<div id="charts" data-partial="/partials/charts?tournament={u(tid)}">
-{_charts_fragment(request, tid, game)}</div></section>
-<section aria-labelledby="h-matches"><h2 id="h-matches">Matches</h2>
-<div id="matches" data-partial="/partials/matches?tournament={u(tid)}">
-{matches_table(matches, "Latest matches")}</div>
-<p><a href="/matches?tournament={u(tid)}">All {total} matches</a></p></section>
+{live_section("standings", "Standings", f"/partials/standings?scope={u(tid)}",
+              standings_table(standings, "Standings of " + t["name"], tid, game))}
+{live_section("charts", "Over the tournament", f"/partials/charts?tournament={u(tid)}",
+              _charts_fragment(request, tid, game))}
+{live_section("matches", "Matches", f"/partials/matches?tournament={u(tid)}",
+              matches_table(matches, "Latest matches"),
+              after=f'<p><a href="/matches?tournament={u(tid)}">All {total} matches</a></p>')}
 {memory_section(q.get_tournament(tid, internal=True)["config"])}
 </div>"""
     return _html(layout(f"Tournament {t['name']}", main, scripts=("common.js", "live.js")))

@@ -45,6 +45,17 @@ def layout(title: str, main: str, *, scripts: tuple[str, ...] = (),
                                              footer=footer)
 
 
+def live_section(key: str, title: str, partial: str, content: str, *, box: str | None = None,
+                 after: str = "") -> str:
+    """A page section whose content live.js refetches: the heading
+    ``h-KEY`` names the section for screen readers; the box (id ``box``,
+    else ``key``) holds ``content`` and is redrawn from the ``partial`` URL
+    when the page's live channel says it changed. ``after``: markup that
+    stays below the box (links), not refetched."""
+    return (f'<section aria-labelledby="h-{key}"><h2 id="h-{key}">{e(title)}</h2>\n'
+            f'<div id="{box or key}" data-partial="{partial}">\n{content}</div>{after}</section>')
+
+
 def error_page(status: int, message: str) -> str:
     """An error as a page of the site: what happened and where to go on."""
     try:

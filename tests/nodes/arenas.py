@@ -1,5 +1,6 @@
 """Several ``arena serve`` nodes in one process on one store URL, and remote
-bots connected to them: the set-up of the in-process node tests.
+bots connected to them: the set-up of the in-process node tests (and of
+the challenge tests, which register and connect their bots the same way).
 
 Each node is an :class:`arena.app.Arena` with its own store opened under
 its node name, directing tournaments (``run_tournaments``) and seating any
@@ -8,17 +9,27 @@ bot (``open``), with no ladder matchmaking."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import random
-from collections.abc import AsyncIterator, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from arena.app import Arena
+from arena.auth import hash_token
 from arena.server.config import ServerConfig
+from arena.server.server import ArenaServer
 from arena.storage import open_store
 from arena.storage.base import Store
+from arena.tournament.challenge import ChallengeLimits
+from arena.tournament.config import TournamentConfig
+from arena.tournament.runner import create_or_load
+from arena.tournament.shared import QueueSettings, SharedTournamentRunner
 from protocol.sdk.client import BotClient
+from tests.tournament_run.helpers import new_server
 
 
 @dataclass
@@ -47,26 +58,77 @@ async def arena_nodes(url: str, names: Sequence[str], *, web: Sequence[int] = ()
     fields, the same on every node. At the end every node is stopped and
     its store closed."""
     stores = [open_store(url, node=name) for name in names]
-    nodes = Nodes(stores, [
-        Arena(ServerConfig(port=0, http_port=0 if i in web else None, matchmaking=False,
-                           open=True, run_tournaments=True, **config), store)
-        for i, store in enumerate(stores)])
+    async with _started(Nodes(stores, [
+            Arena(ServerConfig(port=0, http_port=0 if i in web else None, matchmaking=False,
+                               open=True, run_tournaments=True, **config), store)
+            for i, store in enumerate(stores)])) as nodes:
+        yield nodes
+
+
+@asynccontextmanager
+async def challenge_nodes(url: str, bots: Sequence[str], limits: ChallengeLimits,
+                          **config: Any) -> AsyncIterator[Nodes]:
+    """Nodes ``node-a`` and ``node-b`` on the store at ``url``, serving
+    challenges under ``limits`` and HTTP on a free port, with bots ``bots``
+    registered first. ``config``: more ServerConfig fields. At the end every
+    node is stopped and its store closed."""
+    setup = open_store(url)
+    add_bots(setup, bots)
+    setup.close()
+    stores = [open_store(url, node=name) for name in ("node-a", "node-b")]
+    async with _started(Nodes(stores, [
+            Arena(ServerConfig(port=0, http_port=0, matchmaking=False, **config), store,
+                  challenges=limits) for store in stores])) as nodes:
+        yield nodes
+
+
+@asynccontextmanager
+async def _started(nodes: Nodes) -> AsyncIterator[Nodes]:
     try:
         for arena in nodes.arenas:
             await arena.start()
         yield nodes
     finally:
         await nodes.stop()
-        for store in stores:
+        for store in nodes.stores:
             store.close()
 
 
-def random_bot(port: int, name: str, seed: int) -> BotClient:
-    """A remote bot (token ``token-NAME``) playing a random legal action."""
+def add_bots(store: Store, names: Iterable[str]) -> None:
+    """Register bots ``names``, each with the token ``token-NAME``."""
+    for name in names:
+        store.add_bot(name, hash_token(f"token-{name}"))
+
+
+def random_bot(port: int, name: str, seed: int, *, ladder: bool = False,
+               threaded: bool = False, pause_s: float = 0.0) -> BotClient:
+    """A remote bot (token ``token-NAME``) playing a random legal action;
+    ``ladder``: open to the ladder and to challenges. ``pause_s`` before each
+    action makes a slow player that keeps its match running (threaded: the
+    pause is in the bot's own thread, not the event loop)."""
     rng = random.Random(seed)
-    return BotClient("127.0.0.1", port, f"token-{name}", name,
-                     lambda phase, legal, state: rng.choice(legal),
-                     reconnect=False, threaded=False)
+
+    def choose(phase: Any, legal: list[Any], state: Any) -> Any:
+        if pause_s:
+            time.sleep(pause_s)
+        return rng.choice(legal)
+
+    return BotClient("127.0.0.1", port, f"token-{name}", name, choose, ladder=ladder,
+                     reconnect=False, threaded=threaded)
+
+
+async def until(check: Callable[[], Any], timeout_s: float = 120.0,
+                every_s: float = 0.1) -> Any:
+    """Poll ``check`` (plain or async) until it gives something true, and
+    return that; a generous bound, for a loaded machine."""
+    async with asyncio.timeout(timeout_s):
+        while True:
+            result = check()
+            if inspect.isawaitable(result):
+                result = await result
+            if result:
+                return result
+            await asyncio.sleep(every_s)
 
 
 @dataclass
@@ -92,3 +154,37 @@ def pair_on(port: int, names: Sequence[str] = ("north", "south")) -> Bots:
     """The tournaments' remote entrants, connected to the node at ``port``
     (seeds 0, 1, ... in order)."""
     return Bots.start([random_bot(port, name, i) for i, name in enumerate(names)])
+
+
+@dataclass
+class SharedNode:
+    """One node's share of a tournament: its store (opened under the node's
+    name), its started server and its runner, not yet run."""
+
+    store: Store
+    server: ArenaServer
+    runner: SharedTournamentRunner
+
+
+async def shared_node(location: str | Path, config: TournamentConfig, node: str, *,
+                      lease_s: float = 5.0) -> SharedNode:
+    store = open_store(location, node=node)
+    record, _ = create_or_load(store, config)
+    server = new_server(store)
+    await server.start()
+    return SharedNode(store, server, SharedTournamentRunner(
+        server, config, record, queue=QueueSettings(node=node, lease_s=lease_s, poll_s=0.05)))
+
+
+async def play_on_two_nodes(location: str | Path,
+                            config: TournamentConfig) -> tuple[list[SharedNode], list[bool]]:
+    """Nodes ``node-a`` and ``node-b`` play the tournament together until
+    both runners return (what they return, in order); their servers are
+    stopped, their stores left open for the checks (the test closes them)."""
+    nodes = [await shared_node(location, config, name) for name in ("node-a", "node-b")]
+    try:
+        done = await asyncio.wait_for(asyncio.gather(*(n.runner.run() for n in nodes)), 150)
+    finally:
+        for node in nodes:
+            await node.server.stop()
+    return nodes, list(done)

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.config import ServerConfig
-from arena.server.server import ArenaServer
 from arena.storage import open_store
 from arena.storage.base import MatchRecord, MatchStatus, SeatFaults
 from arena.tournament.config import load_config
 from arena.tournament.runner import TournamentError, create_or_load
 from arena.tournament.shared import QueueSettings, SharedTournamentRunner
+from tests.tournament_run.helpers import new_server
 
+from .arenas import shared_node
 from .nodes import ROOT, assert_each_slot_once, write_tournament
 
 
@@ -63,15 +63,9 @@ async def _tournament(tmp_path: Path, lease_s: float):
                                                                           "parallel = 1")
     text = text.replace(str(ROOT / "sample_bots" / "python_random" / "bot.py"), str(bot))
     path.write_text(text)
-    store = open_store(tmp_path / "arena.db", node="node-a")
-    config = load_config(path)
-    record, _ = create_or_load(store, config)
-    server = ArenaServer(ServerConfig(port=0, http_port=None, matchmaking=False), store)
-    await server.start()
-    runner = SharedTournamentRunner(server, config, record, queue=QueueSettings(
-        node="node-a", lease_s=lease_s, poll_s=0.05))
+    node = await shared_node(tmp_path / "arena.db", load_config(path), "node-a", lease_s=lease_s)
     other = open_store(tmp_path / "arena.db", node="node-b")
-    return store, other, server, runner, record.id
+    return node.store, other, node.server, node.runner, node.runner.record.id
 
 
 @pytest.mark.timeout(60)
@@ -157,7 +151,7 @@ def test_until_separated_runs_on_one_node(tmp_path):
     try:
         config = load_config(path)
         record, _ = create_or_load(store, config)
-        server = ArenaServer(ServerConfig(port=0, http_port=None, matchmaking=False), store)
+        server = new_server(store)
         with pytest.raises(TournamentError, match="one node"):
             SharedTournamentRunner(server, config, record, queue=QueueSettings(node="n1"))
     finally:

@@ -1,5 +1,5 @@
 """Small tournaments played in-process on a real server (house bots and the
-Python sample bots), for the trust tests."""
+Python sample bots), on either store: a SQLite path or a PostgreSQL URL."""
 
 from __future__ import annotations
 
@@ -7,9 +7,13 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
-from arena.storage.sqlite import SqliteStore
+from arena.storage import open_store
+from arena.storage.base import ScheduledMatch, Store
+from arena.storage.writer import StoreWriter
 from arena.tournament.config import load_config
 from arena.tournament.runner import TournamentRunner, create_or_load
 
@@ -29,14 +33,16 @@ def write_config(folder: Path, entrants: str, *, seed: int = 7, extra: str = "",
     return path
 
 
-def new_server(store: SqliteStore, **overrides: Any) -> ArenaServer:
+def new_server(store: Store, **overrides: Any) -> ArenaServer:
     return ArenaServer(ServerConfig(**{"port": 0, "http_port": None, "matchmaking": False,
                                        **overrides}), store)
 
 
-async def play(path: Path, db: Path, *, secret: bytes | None = None,
-               server_overrides: dict[str, Any] | None = None) -> tuple[SqliteStore, str, bool]:
-    store = SqliteStore(db)
+async def play(path: Path, db: str | Path, *, secret: bytes | None = None,
+               server_overrides: dict[str, Any] | None = None) -> tuple[Store, str, bool]:
+    """Play (or resume) the tournament of config ``path`` in the store at
+    ``db`` (what ``--db`` takes); the store is left open for the test."""
+    store = open_store(db)
     config = load_config(path)
     record, _ = (create_or_load(store, config, secret=secret) if secret is not None
                   else create_or_load(store, config))
@@ -49,7 +55,7 @@ async def play(path: Path, db: Path, *, secret: bytes | None = None,
     return store, record.id, complete
 
 
-def all_decks(store: SqliteStore, tid: str) -> dict[tuple[int, int, int], list[str]]:
+def all_decks(store: Store, tid: str) -> dict[tuple[int, int, int], list[str]]:
     """(slot, round, hand) -> deck of every finished slot."""
     decks = {}
     for slot in store.get_schedule(tid):
@@ -67,3 +73,49 @@ def predicted_first_deck(seed_label: str) -> list[str]:
     engine = MuushigEngine(None, random.Random(seed_label), None)
     engine.start()
     return list(engine.deals()[0].deck)
+
+
+class Killed(BaseException):
+    """Stands for SIGKILL: nothing after this point runs."""
+
+
+async def play_until_killed(path: Path, db: str | Path, monkeypatch: pytest.MonkeyPatch, *,
+                            finishes: int) -> None:
+    """Play the tournament until the ``finishes``-th match's finish is
+    stored, and die right there (the finish durable, nothing after it run)."""
+    original = StoreWriter.finish_match
+    finished = 0
+
+    async def finish_then_die(self: StoreWriter, *args: Any, **kwargs: Any) -> Any:
+        nonlocal finished
+        await original(self, *args, **kwargs)
+        finished += 1
+        if finished == finishes:
+            raise Killed
+
+    with monkeypatch.context() as patched:
+        patched.setattr(StoreWriter, "finish_match", finish_then_die)
+        with pytest.raises(Killed):
+            await play(path, db)
+
+
+def stored_schedule(db: str | Path) -> list[ScheduledMatch]:
+    """The schedule of the store's one tournament, as a killed run left it."""
+    store = open_store(db)
+    try:
+        [record] = store.list_tournaments()
+        return store.get_schedule(record.id)
+    finally:
+        store.close()
+
+
+async def resume(path: Path, db: str | Path, before: list[ScheduledMatch]) -> tuple[Store, str]:
+    """Play the killed tournament of ``before`` (its stored schedule) on: it
+    completes as the same tournament, the slots stored before the kill
+    seated and dealt as they were."""
+    store, tid, complete = await play(path, db)
+    assert complete and tid == before[0].tournament_id
+    after = store.get_schedule(tid)
+    assert [(s.players, s.seed) for s in after[:len(before)]] == \
+        [(s.players, s.seed) for s in before]
+    return store, tid

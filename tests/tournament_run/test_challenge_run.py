@@ -6,48 +6,35 @@ Both stores."""
 from __future__ import annotations
 
 import asyncio
-import random
 
 import aiohttp
 import pytest
 
 from arena.app import Arena
-from arena.auth import hash_token
 from arena.cli import main
 from arena.server.config import ServerConfig
 from arena.server.matches import PlayerSpec
 from arena.storage import open_store
 from arena.tournament.challenge import ChallengeLimits, is_challenge_id
-from protocol.sdk.client import BotClient
+from tests.nodes.arenas import Bots, add_bots, random_bot, until
 from tests.storage.conftest import db_location  # noqa: F401 - fixtures
 
 LIMITS = ChallengeLimits(per_day=10, in_flight=3, claim_timeout_s=10.0)
 
 
-def _random(seed: int):
-    rng = random.Random(seed)
-    return lambda phase, legal, state: rng.choice(legal)
-
-
-async def _until(check, timeout_s: float = 90.0, every_s: float = 0.1):
-    async with asyncio.timeout(timeout_s):
-        while not (result := await check()):
-            await asyncio.sleep(every_s)
-        return result
+async def _until(check, timeout_s: float = 90.0):
+    return await until(check, timeout_s)
 
 
 @pytest.mark.timeout(180)
 async def test_a_challenge_is_played_unrated_and_the_quota_refuses_more(db_location, capsys):
     store = open_store(db_location)
-    for name in ("north", "south", "east"):
-        store.add_bot(name, hash_token(f"token-{name}"))
+    add_bots(store, ("north", "south", "east"))
     arena = Arena(ServerConfig(port=0, http_port=0, matchmaking=False, decision_ms=1000,
                                bank_ms=0), store, challenges=LIMITS)
     await arena.start()
-    bots = [BotClient("127.0.0.1", arena.port, f"token-{name}", name, _random(i),
-                      ladder=name != "north", reconnect=False, threaded=False)
-            for i, name in enumerate(("north", "south", "east"))]
-    tasks = [asyncio.create_task(bot.run()) for bot in bots]
+    bots = Bots.start([random_bot(arena.port, name, i, ladder=name != "north")
+                       for i, name in enumerate(("north", "south", "east"))])
     web = f"http://127.0.0.1:{arena.http_port}"
     try:
         async with aiohttp.ClientSession() as http:
@@ -133,11 +120,7 @@ async def test_a_challenge_is_played_unrated_and_the_quota_refuses_more(db_locat
             shown = capsys.readouterr().out
             assert f"challenge {cid} by north" in shown and "2 of 2 played" in shown
     finally:
-        for bot in bots:
-            await bot.stop()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await bots.stop()
         await arena.stop()
         store.close()
 

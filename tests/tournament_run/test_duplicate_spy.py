@@ -185,19 +185,10 @@ def _check_no_deal_known(spies: list[Spy], clients: list[BotClient], store: Stor
 
 
 @pytest.mark.timeout(300)
-async def test_a_muushig_spy_knows_no_deal_of_a_later_rotation(tmp_path, db_location):
-    spies, clients, store, tid = await _spied_tournament(tmp_path, db_location, "muushig",
-                                                         "max_hands = 12")
-    try:
-        _check_no_deal_known(spies, clients, store, tid)
-    finally:
-        store.close()
-
-
-@pytest.mark.timeout(300)
-async def test_a_thirteen_spy_knows_no_deal_of_a_later_rotation(tmp_path, db_location):
-    spies, clients, store, tid = await _spied_tournament(tmp_path, db_location, "thirteen",
-                                                         "deals = 4")
+@pytest.mark.parametrize("game, rules", [("muushig", "max_hands = 12"), ("thirteen", "deals = 4")],
+                         ids=["muushig", "thirteen"])
+async def test_a_spy_knows_no_deal_of_a_later_rotation(tmp_path, db_location, game, rules):
+    spies, clients, store, tid = await _spied_tournament(tmp_path, db_location, game, rules)
     try:
         _check_no_deal_known(spies, clients, store, tid)
     finally:

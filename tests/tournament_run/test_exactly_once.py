@@ -3,35 +3,16 @@ must not count the match twice after a resume."""
 
 from __future__ import annotations
 
-import pytest
-
 from arena.storage.base import MatchStatus
-from arena.storage.writer import StoreWriter
-from tests.tournament_run.helpers import play, sample_entrant, write_config
-
-
-class Killed(BaseException):
-    """Stands for SIGKILL: nothing after this point runs."""
+from tests.tournament_run.helpers import play, play_until_killed, sample_entrant, write_config
 
 
 async def test_a_kill_right_after_a_finish_commit_neither_loses_nor_repeats_the_match(
         tmp_path, monkeypatch):
     path = write_config(tmp_path, sample_entrant("r"))
     db = tmp_path / "a.db"
-    original = StoreWriter.finish_match
-    finished = 0
-
-    async def finish_then_die(self, *args, **kwargs):
-        nonlocal finished
-        await original(self, *args, **kwargs)
-        finished += 1
-        if finished == 2:  # the fault-injection point: the finish is durable, then death
-            raise Killed
-
-    monkeypatch.setattr(StoreWriter, "finish_match", finish_then_die)
-    with pytest.raises(Killed):
-        await play(path, db)
-    monkeypatch.undo()
+    # The fault-injection point: the second finish is durable, then death.
+    await play_until_killed(path, db, monkeypatch, finishes=2)
 
     store, tid, complete = await play(path, db)  # resume
     assert complete

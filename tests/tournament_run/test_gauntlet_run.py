@@ -9,18 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.config import ServerConfig
-from arena.server.server import ArenaServer
 from arena.storage import open_store
 from arena.storage.base import MatchStatus, Store, TournamentStatus
-from arena.storage.writer import StoreWriter
 from arena.tournament.config import load_config
 from arena.tournament.gauntlet import Verdict, decide
 from arena.tournament.gauntlet_play import (gauntlet_result, outcome_of_set, sets_of,
                                             stopping_rule, stored_matches)
-from arena.tournament.runner import TournamentRunner, create_or_load
 from arena.tournament.verify import verify_tournament
-from tests.tournament_run.helpers import sample_entrant, write_config
+from tests.storage.conftest import db_location  # noqa: F401 - fixtures
+from tests.tournament_run.helpers import (play, play_until_killed, resume, sample_entrant,
+                                          stored_schedule, write_config)
 
 # The heuristic sample bot against two random ones; house bots fill the
 # other two seats of each five-seat table. A loose rule (alpha 0.1, effect
@@ -29,30 +27,6 @@ GAUNTLET = ('[schedule]\nkind = "gauntlet"\nchallenger = "champ"\nmax_sets = 12\
             'alpha = 0.1\neffect = 0.45\n')
 ENTRANTS = (sample_entrant("champ", "python_heuristic") + sample_entrant("r1")
             + sample_entrant("r2"))
-
-
-class Killed(BaseException):
-    """Stands for SIGKILL: nothing after this point runs."""
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "postgresql":
-        return str(request.getfixturevalue("pg_url"))
-    return str(tmp_path / "arena.db")
-
-
-async def play(path: Path, db: str) -> tuple[Store, str, bool]:
-    store = open_store(db)
-    config = load_config(path)
-    record, _ = create_or_load(store, config)
-    server = ArenaServer(ServerConfig(port=0, http_port=None, matchmaking=False), store)
-    await server.start()
-    try:
-        complete = await TournamentRunner(server, config, record).run()
-    finally:
-        await server.stop()
-    return store, record.id, complete
 
 
 def check_stopped_by_the_rule(store: Store, path: Path, tid: str) -> None:
@@ -84,36 +58,18 @@ def check_stopped_by_the_rule(store: Store, path: Path, tid: str) -> None:
 # run that was never stopped.
 @pytest.mark.timeout(240)
 async def test_a_kill_in_the_middle_of_a_deck_set_resumes_into_the_same_sets(
-        db, tmp_path, monkeypatch):
+        db_location, tmp_path, monkeypatch):
     path = write_config(tmp_path, ENTRANTS, extra=GAUNTLET)
-    original = StoreWriter.finish_match
-    finished = 0
+    # Killed two matches into the second deck set.
+    await play_until_killed(path, db_location, monkeypatch, finishes=7)
 
-    async def finish_then_die(self, *args, **kwargs):
-        nonlocal finished
-        await original(self, *args, **kwargs)
-        finished += 1
-        if finished == 7:  # two matches into the second deck set
-            raise Killed
-
-    monkeypatch.setattr(StoreWriter, "finish_match", finish_then_die)
-    with pytest.raises(Killed):
-        await play(path, db)
-    monkeypatch.undo()
-
-    halfway = open_store(db)
-    [record] = halfway.list_tournaments()
-    before = halfway.get_schedule(record.id)
+    before = stored_schedule(db_location)
     assert sorted(sets_of(before)) == [1, 2]  # the third set is not added yet
     assert sum(1 for s in before if s.match_id) == 7
-    halfway.close()
 
-    store, tid, complete = await play(path, db)  # resume
-    assert complete and tid == record.id
+    store, tid = await resume(path, db_location, before)
     assert store.get_tournament(tid).status is TournamentStatus.FINISHED
     after = store.get_schedule(tid)
-    assert [(s.players, s.seed) for s in after[:len(before)]] == \
-        [(s.players, s.seed) for s in before]
     assert [s.match_id for s in after[:5]] == [s.match_id for s in before[:5]]  # kept
     check_stopped_by_the_rule(store, path, tid)
     # The heuristic bot against random ones: found better well before the cap.
@@ -132,7 +88,7 @@ async def test_verify_reports_a_deck_set_played_after_the_rule_had_decided(tmp_p
     path = write_config(tmp_path, ENTRANTS, extra=GAUNTLET.replace("max_sets = 12",
                                                                    "max_sets = 2"))
     db = tmp_path / "a.db"
-    store, tid, complete = await play(path, str(db))
+    store, tid, complete = await play(path, db)
     assert complete and len(sets_of(store.get_schedule(tid))) == 2  # the cap
     store.close()
     # An organiser who lowers the cap afterwards to hide the second set.

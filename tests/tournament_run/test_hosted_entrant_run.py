@@ -18,8 +18,6 @@ import pytest
 from arena.hosting.builder import submit_and_build
 from arena.hosting.hosted import HostedBots
 from arena.hosting.versions import BuildStatus, VersionStore
-from arena.server.config import ServerConfig
-from arena.server.server import ArenaServer
 from arena.storage import open_store
 from arena.storage.base import MatchStatus, TournamentStatus
 from arena.tournament.config import load_config
@@ -28,7 +26,7 @@ from arena.tournament.hosted_entrant import HostedEntrantsError
 from arena.tournament.runner import TournamentRunner, create_or_load
 from arena.tournament.verify import verify_tournament
 from tests.hosting.conftest import needs_sandbox
-from tests.tournament_run.helpers import ROOT, sample_entrant, write_config
+from tests.tournament_run.helpers import ROOT, new_server, sample_entrant, write_config
 
 HOSTED = ('[[entrant]]\nname = "mybot"\nhosted = true\nversion = 2\n'
           '[[entrant]]\nname = "mybot"\nhosted = true\nversion = 1\n')
@@ -69,7 +67,7 @@ async def test_a_gauntlet_whose_challenger_is_a_hosted_version(db, tmp_path):
     config = load_config(path)
     assert config.entrant_names == ["mybot.v2", "mybot.v1", "r1"]
     record, _ = create_or_load(store, config)
-    server = ArenaServer(ServerConfig(port=0, http_port=None, matchmaking=False), store)
+    server = new_server(store)
     await server.start()
     sockets = Path(tempfile.mkdtemp(prefix="arena-t-"))  # short: a socket path is 107 bytes at most
     hosted = HostedBots(versions, sockets, server.start_unix, server.local_tokens)
@@ -107,7 +105,7 @@ async def test_hosted_entrants_without_hosted_bots_are_refused_before_any_match(
     path = write_config(tmp_path, HOSTED + sample_entrant("r1"), extra=GAUNTLET)
     config = load_config(path)
     record, _ = create_or_load(store, config)
-    server = ArenaServer(ServerConfig(port=0, http_port=None, matchmaking=False), store)
+    server = new_server(store)
     with pytest.raises(HostedEntrantsError, match="mybot.v1, mybot.v2"):
         TournamentRunner(server, config, record)
     assert store.count_matches(tournament_id=record.id) == 0

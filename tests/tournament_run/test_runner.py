@@ -13,49 +13,28 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.config import ServerConfig
-from arena.server.server import ArenaServer
-from arena.storage.base import MatchStatus, TournamentStatus
+from arena.storage.base import MatchStatus, Store, TournamentStatus
 from arena.storage.sqlite import SqliteStore
-from arena.tournament.config import load_config
-from arena.tournament.runner import TournamentRunner, create_or_load, standings_rows
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def write_config(folder: Path, entrants: str, *, name: str = "t", decision_ms: int = 1000,
-                 extra: str = "") -> Path:
-    path = folder / "t.toml"
-    path.write_text(f'name = "{name}"\nseed = 7\n{extra}\n[limits]\ndecision_ms = {decision_ms}\n'
-                    f'bank_ms = 0\n{entrants}')
-    return path
+from arena.tournament.runner import standings_rows
+from tests.tournament_run import helpers
+from tests.tournament_run.helpers import ROOT, sample_entrant
 
 
-def python_entrant(name: str, bot: str) -> str:
-    return (f'[[entrant]]\nname = "{name}"\n'
-            f'command = ["python", "{ROOT / "sample_bots" / bot / "bot.py"}"]\n')
+def write_config(folder: Path, entrants: str, *, extra: str = "") -> Path:
+    return helpers.write_config(folder, entrants, name="t", extra=extra)
 
 
-async def run(path: Path, db: Path) -> tuple[SqliteStore, str, bool]:
-    store = SqliteStore(db)
-    config = load_config(path)
-    record, _ = create_or_load(store, config)
-    server = ArenaServer(ServerConfig(port=0, http_port=None, db=str(db), matchmaking=False,
-                                      decision_ms=config.limits.decision_ms, bank_ms=0), store)
-    await server.start()
-    try:
-        complete = await TournamentRunner(server, config, record).run()
-    finally:
-        await server.stop()
-    return store, record.id, complete
+async def run(path: Path, db: Path) -> tuple[Store, str, bool]:
+    # The server's own decision limits as the config's (1000 ms, no bank).
+    return await helpers.play(path, db, server_overrides={"db": str(db), "bank_ms": 0})
 
 
 async def test_a_duplicate_tournament_of_sample_bots_in_several_languages(tmp_path):
     if shutil.which("node") is None or not (ROOT / "sample_bots/c_jsonl/bot").exists():
         pytest.skip("the JavaScript and C sample bots need node and a built C bot "
                     "(scripts/build-bots)")
-    entrants = (python_entrant("py-random", "python_random")
-                + python_entrant("py-heuristic", "python_heuristic")
+    entrants = (sample_entrant("py-random", "python_random")
+                + sample_entrant("py-heuristic", "python_heuristic")
                 + f'[[entrant]]\nname = "js"\ncommand = ["node", "{ROOT}/sample_bots/js_msgpack/bot.js"]\n'
                 + f'[[entrant]]\nname = "c"\ncommand = ["{ROOT}/sample_bots/c_jsonl/bot"]\n')
     path = write_config(tmp_path, entrants)
@@ -100,7 +79,7 @@ async def test_a_crashing_local_bot_is_restarted_and_its_faults_counted(tmp_path
         "        os._exit(3)\n"
         "    return legal[0]\n"
         "run_bot(play)\n")
-    entrants = (python_entrant("steady", "python_random")
+    entrants = (sample_entrant("steady", "python_random")
                 + f'[[entrant]]\nname = "crasher"\ncommand = ["python", "{crasher}"]\n')
     path = write_config(tmp_path, entrants, extra="duplicate = false")
     store, tid, complete = await run(path, tmp_path / "c.db")
@@ -113,8 +92,8 @@ async def test_a_crashing_local_bot_is_restarted_and_its_faults_counted(tmp_path
 
 
 async def test_killed_tournament_resumes_without_losing_or_repeating_matches(tmp_path):
-    entrants = (python_entrant("a", "python_random") + python_entrant("b", "python_heuristic")
-                + python_entrant("c", "python_random"))
+    entrants = (sample_entrant("a", "python_random") + sample_entrant("b", "python_heuristic")
+                + sample_entrant("c", "python_random"))
     path = write_config(tmp_path, entrants)
     db = tmp_path / "k.db"
     cmd = [sys.executable, "-m", "arena.cli", "tournament", str(path), "--db", str(db),

@@ -8,19 +8,15 @@ import pytest
 
 from arena.storage.sqlite import SqliteStore
 from arena.storage.base import MatchStatus, TournamentStatus
-from arena.storage.writer import StoreWriter
 from arena.tournament.swiss import rounds_of, tables_of
 from arena.tournament.verify import verify_tournament
-from tests.tournament_run.helpers import play, sample_entrant, write_config
+from tests.tournament_run.helpers import (play, play_until_killed, resume, sample_entrant,
+                                          stored_schedule, write_config)
 
 SWISS = '[schedule]\nkind = "swiss"\nrounds = 3\n[rules]\nplayers = 2\n'
 # Five entrants at tables of two: three tables a round, one seat for a house bot.
 ENTRANTS = (sample_entrant("h1", "python_heuristic") + sample_entrant("h2", "python_heuristic")
             + sample_entrant("r1") + sample_entrant("r2") + sample_entrant("r3"))
-
-
-class Killed(BaseException):
-    """Stands for SIGKILL: nothing after this point runs."""
 
 
 def check_rounds(store, tid: str) -> None:
@@ -69,36 +65,13 @@ async def test_a_kill_in_the_middle_of_round_two_resumes_into_the_same_rounds(
         tmp_path, monkeypatch):
     path = write_config(tmp_path, ENTRANTS, extra=SWISS)
     db = tmp_path / "a.db"
-    original = StoreWriter.finish_match
-    finished = 0
+    await play_until_killed(path, db, monkeypatch, finishes=8)  # two matches into round two
 
-    async def finish_then_die(self, *args, **kwargs):
-        nonlocal finished
-        await original(self, *args, **kwargs)
-        finished += 1
-        if finished == 8:  # two matches into round two
-            raise Killed
-
-    monkeypatch.setattr(StoreWriter, "finish_match", finish_then_die)
-    with pytest.raises(Killed):
-        await play(path, db)
-    monkeypatch.undo()
-
-    from arena.storage.sqlite import SqliteStore
-
-    halfway = SqliteStore(db)
-    [record] = halfway.list_tournaments()
-    before = halfway.get_schedule(record.id)
+    before = stored_schedule(db)
     assert sorted(rounds_of(before)) == [1, 2]  # round three is not paired yet
     assert sum(1 for s in before if s.match_id) == 8
-    halfway.close()
 
-    store, tid, complete = await play(path, db)  # resume
-    assert complete and tid == record.id
-    after = store.get_schedule(tid)
-    # The rounds paired before the kill are kept as they were.
-    assert [(s.players, s.seed) for s in after[:len(before)]] == \
-        [(s.players, s.seed) for s in before]
+    store, tid = await resume(path, db, before)  # the rounds paired before kept as they were
     check_rounds(store, tid)
     assert verify_tournament(store, tid).ok
     store.close()

@@ -7,7 +7,7 @@ from playwright.async_api import expect
 
 from arena.live import LiveHub
 from arena.storage.sqlite import SqliteStore
-from arena.tournament.gauntlet_play import extend_if_due
+from arena.tournament.growth import extend_if_due
 
 from .test_browser import base_url, page, pytestmark  # noqa: F401 - fixtures, the skip
 from .test_gauntlet_pages import gauntlet, play_open_slots

@@ -9,7 +9,7 @@ from aiohttp.test_utils import TestClient
 from arena.storage.base import MatchRecord, MatchStatus, SeatFaults, TournamentStatus
 from arena.storage.sqlite import SqliteStore
 from arena.tournament.config import parse_config
-from arena.tournament.gauntlet_play import extend_if_due
+from arena.tournament.growth import extend_if_due
 from arena.tournament.runner import create_or_load
 
 
