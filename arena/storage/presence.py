@@ -40,11 +40,23 @@ class PresenceTable:
     def note_presence(self, node: str, bots: list[str]) -> None:
         """The bots connected to ``node`` now (replacing what it said before)."""
         now = self.db.dialect.now
+        wanted = set(bots)
         with self.db.tx() as db:
-            db.execute("DELETE FROM presence WHERE node = ?", (node,))
-            for bot in sorted(set(bots)):
-                db.execute(f"INSERT INTO presence (bot, node, seen_at) VALUES (?, ?, {now})",
-                           (bot, node))
+            # One statement refreshes the rows of the bots still here; only
+            # the bots that came or left are written. (Every row deleted and
+            # inserted again cost a node with 1,000 bots 1,001 statements
+            # every poll, on the store's one thread.)
+            db.execute(f"UPDATE presence SET seen_at = {now} WHERE node = ?", (node,))
+            had = {str(row[0]) for row in
+                   db.execute("SELECT bot FROM presence WHERE node = ?", (node,)).fetchall()}
+            gone = sorted(had - wanted)
+            if gone:
+                db.executemany("DELETE FROM presence WHERE node = ? AND bot = ?",
+                               [(node, bot) for bot in gone])
+            came = sorted(wanted - had)
+            if came:
+                db.executemany(f"INSERT INTO presence (bot, node, seen_at) VALUES (?, ?, {now})",
+                               [(bot, node) for bot in came])
 
     def drop_presence(self, node: str) -> None:
         """``node`` is stopping: none of its bots are connected any more."""
