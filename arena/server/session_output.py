@@ -13,7 +13,6 @@ its sending to it; the table only executes the steps.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import Any, Final, Iterable
 
 from arena.games.base import DealInfo, GameEvent
@@ -36,16 +35,27 @@ FLUSH_KINDS: Final = frozenset({"hand_end", "round_end", "timeout", "autopilot"}
 
 
 
-@dataclass(eq=False)
 class SeatWrite:
-    """The bytes one step sends one seat: a single write on its connection."""
+    """The bytes one step sends one seat: a single write on its connection.
 
-    seat: int
-    data: bytes
-    holds_request: bool = False  # the connection credits its bot's budget for the answer
+    A plain class, not a dataclass, like :class:`SessionStep` (and
+    ``arena.server.seats.PendingRequest``): one or more are made per
+    decision, and a compiled dataclass still builds its instances through
+    the interpreted ``__init__`` the dataclass machinery writes.
+    """
+
+    __slots__ = ("seat", "data", "holds_request")
+
+    def __init__(self, seat: int, data: bytes, holds_request: bool = False) -> None:
+        self.seat = seat
+        self.data = data
+        self.holds_request = holds_request  # the connection credits its bot's budget for the answer
+
+    def __repr__(self) -> str:
+        return (f"SeatWrite(seat={self.seat!r}, data={self.data!r}, "
+                f"holds_request={self.holds_request!r})")
 
 
-@dataclass(eq=False)
 class SessionStep:
     """What one input to the session asks of its driver, to be done in this
     order: send each write, store the records (seq order), show the public
@@ -53,15 +63,31 @@ class SessionStep:
     for the live hub to reuse), note the autopilot changes (seat, reason;
     None: the bot is back), then run house moves on a later turn when
     ``house_due``, call ``deadline`` at ``next_deadline`` and stop feeding
-    the session once ``over``."""
+    the session once ``over``.
 
-    writes: list[SeatWrite] = field(default_factory=list)
-    records: list[str] = field(default_factory=list)
-    public: list[tuple[dict[str, Any], str | None]] = field(default_factory=list)
-    autopilot: list[tuple[int, AutopilotReason | None]] = field(default_factory=list)
-    next_deadline: float | None = None
-    house_due: bool = False
-    over: bool = False
+    A plain class with its ``__init__`` written out, not a dataclass: one is
+    made per input, and the dataclass machinery's ``__init__`` (four
+    ``default_factory`` lists) ran as interpreted code even in the compiled
+    build, about 2 % of a decision's instructions.
+    """
+
+    __slots__ = ("writes", "records", "public", "autopilot", "next_deadline", "house_due",
+                 "over")
+
+    def __init__(self) -> None:
+        self.writes: list[SeatWrite] = []
+        self.records: list[str] = []
+        self.public: list[tuple[dict[str, Any], str | None]] = []
+        self.autopilot: list[tuple[int, AutopilotReason | None]] = []
+        self.next_deadline: float | None = None
+        self.house_due = False
+        self.over = False
+
+    def __repr__(self) -> str:
+        return (f"SessionStep(writes={self.writes!r}, records={self.records!r}, "
+                f"public={self.public!r}, autopilot={self.autopilot!r}, "
+                f"next_deadline={self.next_deadline!r}, house_due={self.house_due!r}, "
+                f"over={self.over!r})")
 
 
 # Salts come from the OS's random source like ``protocol.deals.new_salt``

@@ -41,11 +41,25 @@ class PresenceTable:
         """The bots connected to ``node`` now (replacing what it said
         before), and the ``host:port`` where bots reach it, if known."""
         now = self.db.dialect.now
+        wanted = set(bots)
         with self.db.tx() as db:
-            db.execute("DELETE FROM presence WHERE node = ?", (node,))
-            for bot in sorted(set(bots)):
-                db.execute(f"INSERT INTO presence (bot, node, seen_at, address)"
-                           f" VALUES (?, ?, {now}, ?)", (bot, node, address))
+            # One statement refreshes the rows of the bots still here; only
+            # the bots that came or left are written. (Every row deleted and
+            # inserted again cost a node with 1,000 bots 1,001 statements
+            # every poll, on the store's one thread.)
+            db.execute(f"UPDATE presence SET seen_at = {now}, address = ? WHERE node = ?",
+                       (address, node))
+            had = {str(row[0]) for row in
+                   db.execute("SELECT bot FROM presence WHERE node = ?", (node,)).fetchall()}
+            gone = sorted(had - wanted)
+            if gone:
+                db.executemany("DELETE FROM presence WHERE node = ? AND bot = ?",
+                               [(node, bot) for bot in gone])
+            came = sorted(wanted - had)
+            if came:
+                db.executemany(f"INSERT INTO presence (bot, node, seen_at, address)"
+                               f" VALUES (?, ?, {now}, ?)",
+                               [(bot, node, address) for bot in came])
 
     def node_addresses(self, fresh_s: float = PRESENCE_FRESH_S) -> dict[str, str]:
         """node -> where bots reach it, for the nodes with fresh rows that said."""

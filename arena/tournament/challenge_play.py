@@ -141,11 +141,11 @@ class ChallengeService:
             ready = await asyncio.to_thread(self.hosted.ready_bots)
             hosted_ready = {v.bot for v in ready} - set(self.hosted.runs) - self.ladder_playing
         # The share is the store's, not this node's: the other nodes' tables
-        # count too (read once a tick; two nodes deciding in the same instant
-        # may each start one table past it, never more).
-        away_challenges, away_others = await server.writer.read(
-            tables_elsewhere, server.store, [r.id for r, _ in challenges], self.node,
-            server.playing_match_ids())
+        # count too (read once a tick, and only when a slot may start: it
+        # reads every running match, which a busy server without challenges
+        # paid twice a second for nothing; two nodes deciding in the same
+        # instant may each start one table past it, never more).
+        away: tuple[int, int] | None = None
         for record, schedule in challenges:
             mine = {slot for (cid, slot) in self._playing if cid == record.id}
             if is_done(schedule, self.limits):
@@ -154,6 +154,11 @@ class ChallengeService:
                     log.info("challenge_finished", challenge=record.id)
                 continue
             for slot in next_slots(schedule, mine, self.limits):
+                if away is None:
+                    away = await server.writer.read(
+                        tables_elsewhere, server.store, [r.id for r, _ in challenges], self.node,
+                        server.playing_match_ids())
+                away_challenges, away_others = away
                 if not may_start(len(self._playing) + away_challenges,
                                  len(server.playing_match_ids()) - len(self._playing)
                                  + away_others, self.limits):

@@ -9,6 +9,7 @@ events until they are due and gathers one input's sends into one
 from __future__ import annotations
 
 import random
+import sys
 
 from arena.games import get_game
 from arena.server.seats import AutopilotReason, Seat, SeatKind
@@ -107,3 +108,40 @@ def test_the_session_owns_its_output_and_hands_over_what_it_built():
     assert sorted(w.seat for w in step.writes) == list(range(engine.n_seats))
     assert step.next_deadline == 1.0 and not step.over
     assert session.step().writes == []
+
+
+def test_a_decision_builds_no_dataclass_through_generated_code():
+    """A step and its writes are made for every input: plain classes, not
+    dataclasses, whose ``__init__`` the dataclass machinery writes as
+    interpreted code (file ``<string>``) that a compiled build still runs
+    through the interpreter. Counted over a match with every seat's answer
+    by a bot; the few left are per deal (its ``DealInfo``), not per decision."""
+    engine = MUUSHIG.new_match({"max_hands": 2}, random.Random(3), None)
+    seats = [Seat(index=i, name=f"s{i}", kind=SeatKind.REMOTE,
+                  house=lambda phase, options, state: options[0], token_hash=f"h{i}")
+             for i in range(engine.n_seats)]
+    session = MatchSession(match_id="m1", game="muushig", engine=engine, seats=seats,
+                           limits=TimeLimits(1000, 0),
+                           encodings=[Encoding.MSGPACK] * engine.n_seats)
+    generated: list[str] = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename == "<string>":
+            generated.append(frame.f_code.co_name)
+
+    session.start(0.0)
+    steps = [session.step()]
+    decisions = 0
+    while not session.over:
+        (request,) = [m for w in steps[-1].writes if w.holds_request
+                      for m in _messages(Encoding.MSGPACK, w.data) if m["type"] == "request"]
+        seat = next(w.seat for w in steps[-1].writes if w.holds_request)
+        sys.setprofile(profile)
+        try:
+            session.answer(seat, request["id"], request["legal"][0], 0.0)
+            steps.append(session.step())
+        finally:
+            sys.setprofile(None)
+        decisions += 1
+    assert decisions > 40
+    assert len(generated) * 5 < decisions, generated

@@ -150,3 +150,26 @@ async def test_after_a_restart_only_the_unplayed_matches_are_played(server):
     await _settle(server, 1)
     assert server.calls == [(cid, 1)]
     await service.stop()
+
+
+async def test_a_tick_with_no_challenge_to_start_reads_no_running_matches(server, monkeypatch):
+    """The other nodes' tables are read (every running match of the store)
+    only when a slot may start: a busy server with no open challenge, or
+    only finished ones, read them twice a second for nothing."""
+    reads: list[MatchStatus | None] = []
+    list_matches = server.store.list_matches
+
+    def counted(*args, **kwargs):
+        reads.append(kwargs.get("status"))
+        return list_matches(*args, **kwargs)
+
+    monkeypatch.setattr(server.store, "list_matches", counted)
+    service = await _service(server)
+    server.other_tables = 200
+    await service.tick()
+    assert reads == []
+    _ask(server.store, "me", "rival", 1)
+    server.idle = {"me", "rival"}
+    await service.tick()  # a slot may start: the share is read, once
+    await _settle(server, 1)
+    assert reads.count(MatchStatus.RUNNING) == 1
