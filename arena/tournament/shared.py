@@ -296,8 +296,18 @@ class SharedTournamentRunner(TournamentRunner):
             claim_timeout_s=self.claim_timeout_s, limits=limits, deal_key=self.deal_key,
             slot=(tid, slot.slot), sealed=sealed))
         watcher = asyncio.create_task(lost.wait())
-        await asyncio.wait([play, watcher], return_when=asyncio.FIRST_COMPLETED)
+        try:
+            await asyncio.wait([play, watcher], return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            # The node is stopping: end the match (its table aborts it) and
+            # read both tasks' ends, or the loop is left with running tasks
+            # whose errors nobody sees.
+            play.cancel()
+            watcher.cancel()
+            await asyncio.gather(play, watcher, return_exceptions=True)
+            raise
         watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
         if not play.done():
             # Another node plays this slot now: stop ours (the table aborts it).
             await self._until_cancellable(play, (tid, slot.slot))
