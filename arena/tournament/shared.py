@@ -32,6 +32,7 @@ from typing import Any
 
 import structlog
 
+from arena.live import SLOT_TAKEN_OVER
 from arena.server.lobby import ClaimTimeoutError
 from arena.server.matches import PlayerSpec
 from arena.server.table import TimeLimits
@@ -311,6 +312,7 @@ class SharedTournamentRunner(TournamentRunner):
         if not play.done():
             # Another node plays this slot now: stop ours (the table aborts it).
             await self._until_cancellable(play, (tid, slot.slot))
+            self.server.mark_cancelled(SLOT_TAKEN_OVER, slot=(tid, slot.slot))
             play.cancel()
             await asyncio.gather(play, return_exceptions=True)
             raise SlotLostError(slot.slot)
