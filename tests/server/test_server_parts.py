@@ -186,6 +186,12 @@ class FakeTable:
         self.match_id = match_id
         self.outcome = outcome
         self.started = asyncio.Event()
+        self.tournament_id: str | None = None
+        self.slot: tuple[str, int] | None = None
+        self.cancel_reason: str | None = None
+
+    def mark_cancelled(self, reason: str) -> None:
+        self.cancel_reason = self.cancel_reason or reason
 
     async def run(self) -> Any:
         self.started.set()
@@ -224,6 +230,7 @@ async def test_the_runner_cancels_every_running_table_at_shutdown(store):
     async with asyncio.timeout(10):
         await asyncio.wait(pending)
     assert all(task.cancelled() for task in pending) and tables.tables == {}
+    assert {table.cancel_reason for table in running} == {"server shutting down"}
 
 
 async def test_a_runner_table_deals_from_a_fresh_key_that_is_stored_first(store):
