@@ -241,3 +241,20 @@ async def test_a_runner_table_deals_from_a_fresh_key_that_is_stored_first(store)
     table = tables.new_table(seats, spec=spec)
     assert tables.tables == {table.match_id: table}
     assert DealKeyring.for_store(store).ladder_key(table.match_id) is not None
+
+
+async def test_a_cancel_reason_reaches_only_the_tables_it_names(store):
+    tables = runner(store)
+    cup, other, slot = FakeTable("m-cup", "forever"), FakeTable("m-other", "forever"), \
+        FakeTable("m-slot", "forever")
+    cup.tournament_id, other.tournament_id = "cup", "other"
+    slot.tournament_id, slot.slot = "other", ("other", 3)
+    for table in (cup, other, slot):
+        tables.tables[table.match_id] = table  # type: ignore[assignment]
+    tables.mark_cancelled("tournament cancelled", tournament_id="cup")
+    tables.mark_cancelled("slot taken over by another node", slot=("other", 3))
+    assert [t.cancel_reason for t in (cup, other, slot)] == [
+        "tournament cancelled", None, "slot taken over by another node"]
+    tables.cancel()  # a shutdown after: the first reason given holds
+    assert [t.cancel_reason for t in (cup, other, slot)] == [
+        "tournament cancelled", "server shutting down", "slot taken over by another node"]
