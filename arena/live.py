@@ -59,10 +59,19 @@ TOURNAMENTS_CHANNEL = "tournaments"
 LADDER = "ladder"
 
 
+# Why a running table was cancelled, as its aborted match is stored: the
+# canceller says which, so an organiser reading a match aborted by a
+# tournament's cancel is not told the server went down.
+SERVER_SHUTTING_DOWN = "server shutting down"
+TOURNAMENT_CANCELLED = "tournament cancelled"
+SLOT_TAKEN_OVER = "slot taken over by another node"
+MATCH_CANCELLED = "match cancelled"  # a cancel whose canceller gave no reason
+
 # Abort reasons the server stores that a visitor may read as they are; any
 # other (an exception's text, a storage error) is shown by its kind only.
-PUBLIC_ABORT_REASONS = frozenset({"every bot disconnected", "server shutting down",
-                                  "server restarted"})
+PUBLIC_ABORT_REASONS = frozenset({"every bot disconnected", SERVER_SHUTTING_DOWN,
+                                  "server restarted", TOURNAMENT_CANCELLED, SLOT_TAKEN_OVER,
+                                  MATCH_CANCELLED})
 
 
 def public_abort_reason(reason: str | None) -> str | None:

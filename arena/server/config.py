@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import secrets
+from dataclasses import dataclass, field
 from importlib import metadata
 
 
@@ -71,4 +72,8 @@ class ServerConfig:
     registration: str = "admin"  # HTTP registration: open | admin | closed (arena.web.keys)
     # Play tournaments created over HTTP (remote entrants) on this server.
     run_tournaments: bool = False
+    # This start of the server, shared by the parent and the workers of
+    # ``arena serve --workers`` (they get the parent's config): open mode's
+    # names are held in the store for one epoch (arena.storage.open_names).
+    open_epoch: str = field(default_factory=lambda: secrets.token_hex(8))
     server_name: str = _software()

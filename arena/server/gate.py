@@ -25,7 +25,7 @@ from arena.metrics import Metrics
 from arena.server.admission import ConnectionCaps, FailureWindow, Refusal
 from arena.server.config import ServerConfig
 from arena.server.connection import AuthError, BotConnection, HelloRefused, Identity
-from arena.server.identity import IdentityError, OpenNames, stored_name_problem
+from arena.server.identity import IdentityError, OpenNames, name_taken, stored_name_problem
 from arena.server.local_tokens import LocalTokens
 from arena.server.retry import LogThrottle
 from arena.server.revoke import disconnect
@@ -130,26 +130,36 @@ class BotGate:
         write goes to the store writer's thread, off the loop that times the
         matches, and the store's primary key decides a race with a person
         registering the same name meanwhile (:meth:`_stored`)."""
+        epoch = self.config.open_epoch
         try:
             record = self.store.get_bot(name)
+            # Another process of this server (a worker, the parent) may
+            # have given the name to another token.
+            holder = self.store.open_name_owner(name, epoch)
         except StorageError:
             raise HelloRefused(_STORE_DOWN) from None
+        if holder is not None and holder != token_hash:
+            raise IdentityError(name_taken(name))
         if record is not None:
             problem = stored_name_problem(record, token_hash)
             if problem is not None:
                 raise IdentityError(problem)
-            return
         if self.writer is None:  # no writer thread (the gate alone, in tests)
-            self._stored(name, token_hash, self.store.ensure_bot(name))
+            if record is None:
+                self._stored(name, token_hash, self.store.ensure_bot(name))
+            if self.store.claim_open_name(name, token_hash, epoch) != token_hash:
+                raise IdentityError(name_taken(name))
             return
-        task = asyncio.get_running_loop().create_task(self._store_name(name, token_hash))
+        task = asyncio.get_running_loop().create_task(
+            self._store_name(name, token_hash, new=record is None))
         self._storing.add(task)
         task.add_done_callback(self._storing.discard)
 
-    async def _store_name(self, name: str, token_hash: str) -> None:
+    async def _store_name(self, name: str, token_hash: str, *, new: bool) -> None:
         assert self.writer is not None
         try:
-            record = await self.writer.ensure_bot(name)
+            record = await self.writer.ensure_bot(name) if new else None
+            holder = await self.writer.claim_open_name(name, token_hash, self.config.open_epoch)
         except StorageError as exc:
             # Unrecorded, the name could be a person's later: the bot comes
             # back when the store takes writes again.
@@ -159,7 +169,15 @@ class BotGate:
                             more_since_last=held_back)
             self._let_go(name, token_hash, lambda conn: conn.refuse(_STORE_DOWN))
             return
-        self._stored(name, token_hash, record)
+        if holder != token_hash:
+            # Another process of this server claimed it first (a race of
+            # two hellos): the one claim the store took decides.
+            problem = name_taken(name)
+            self._let_go(name, token_hash, lambda conn: conn.fail(
+                ErrorCode.AUTH_FAILED, f"{problem}; connection closed"))
+            return
+        if record is not None:
+            self._stored(name, token_hash, record)
 
     def _stored(self, name: str, token_hash: str, record: BotRecord) -> None:
         """The store's row of a name just claimed: if a person (or a bot

@@ -15,6 +15,9 @@ A token names exactly one bot, and a bot name belongs to exactly one token:
   claimed in the store's bots table, the one namespace of people and bots
   (see :func:`stored_name_problem`), so an open server's bot never takes a
   person's name and a person never takes the name of a bot that played here.
+  The first token's hold is recorded in the store too, for this start of the
+  server (``arena.storage.open_names``): the processes of ``arena serve
+  --workers`` each admit bots, and each checks it.
 """
 
 from __future__ import annotations
@@ -67,14 +70,17 @@ class OpenNames:
         if problem is not None:
             raise IdentityError(problem)
         if name in self._owner_of:
-            raise IdentityError(
-                f"name {name!r} is taken on this server by another token (in open mode the "
-                "first token to use a name owns it until the server restarts); pick another name")
+            raise IdentityError(name_taken(name))
         if claim is not None:
             claim(name)
         self._name_of[token_hash] = name
         self._owner_of[name] = token_hash
         return name
+
+
+def name_taken(name: str) -> str:
+    return (f"name {name!r} is taken on this server by another token (in open mode the "
+            "first token to use a name owns it until the server restarts); pick another name")
 
 
 def stored_name_problem(record: BotRecord, token_hash: str) -> str | None:

@@ -328,6 +328,12 @@ class ArenaServer:
         (so cancelling it gives its bots back to the lobby)."""
         return self.runner.slot_started(slot)
 
+    def mark_cancelled(self, reason: str, *, tournament_id: str | None = None,
+                       slot: tuple[str, int] | None = None) -> None:
+        """Why the cancel about to reach these tables (all, or those of
+        ``tournament_id`` or ``slot``) ends their matches."""
+        self.runner.mark_cancelled(reason, tournament_id=tournament_id, slot=slot)
+
     def status(self) -> dict[str, Any]:
         return {"tables": len(self.tables), "lobby": self.lobby.idle_bots(),
                 "connections": len(self.gate.connections)}

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import structlog
 
 from arena.games.base import GameAction, GameEngine, GameSpec
+from arena.live import MATCH_CANCELLED
 from arena.server.pause import HeldInput, HeldKind, TablePause
 from arena.server.retry import LogThrottle
 from arena.server.seats import AutopilotReason, Seat, SeatKind
@@ -106,6 +107,7 @@ class Table:
         self._created = False  # the match is in the store (so an early end aborts it)
         self.result: dict[str, Any] | None = None
         self.aborted: str | None = None
+        self.cancel_reason: str | None = None  # why a cancel ends it (see mark_cancelled)
         self.log = log.bind(match=match_id)
         for seat in seats:
             if seat.conn is not None:
@@ -120,6 +122,13 @@ class Table:
     def paused(self) -> bool:
         """Waiting for the store writer to have room (the clock stands still)."""
         return self._pause.since is not None
+
+    def mark_cancelled(self, reason: str) -> None:
+        """Say why the cancel about to come ends this match; the first reason
+        given holds (a shutdown that follows a tournament's cancel does not
+        rewrite it)."""
+        if self.cancel_reason is None:
+            self.cancel_reason = reason
 
     async def run(self) -> dict[str, Any] | None:
         """Play the match to its end; return the result (protocol §6), or
@@ -140,7 +149,7 @@ class Table:
         try:
             if isinstance(ended_by, asyncio.CancelledError):
                 if self._created:  # (a match not stored yet has nothing to abort)
-                    await self._abort("server shutting down")
+                    await self._abort(self.cancel_reason or MATCH_CANCELLED)
             elif ended_by is not None:
                 self.log.error("match_crashed", exc_info=ended_by)
                 if self._created:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.games.base import GameSpec
-from arena.live import LiveHub
+from arena.live import SERVER_SHUTTING_DOWN, LiveHub
 from arena.metrics import Metrics
 from arena.server.config import ServerConfig
 from arena.server.connection import BotConnection
@@ -88,7 +88,11 @@ class TableRunner:
         task = self.launch(table)
         try:
             await asyncio.shield(task)
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as exc:
+            # A reason given with the cancel (task.cancel(reason)) is the
+            # abort's reason, unless the table was told one already.
+            if exc.args and isinstance(exc.args[0], str):
+                table.mark_cancelled(exc.args[0])
             task.cancel()
             await asyncio.wait([task], timeout=5)
             raise
@@ -103,12 +107,23 @@ class TableRunner:
         finally:
             self.tables.pop(table.match_id, None)
 
-    def cancel(self) -> set[asyncio.Task[Any]]:
+    def cancel(self, reason: str = SERVER_SHUTTING_DOWN) -> set[asyncio.Task[Any]]:
         """Cancel every running table (shutdown); the tasks, to wait for."""
+        self.mark_cancelled(reason)
         tasks = set(self._tasks)
         for task in tasks:
             task.cancel()
         return tasks
+
+    def mark_cancelled(self, reason: str, *, tournament_id: str | None = None,
+                       slot: tuple[str, int] | None = None) -> None:
+        """Tell the running tables (those of ``tournament_id`` or of ``slot``
+        if given) why the cancel about to reach them ends their match: the
+        reason their aborted match is stored with."""
+        for table in list(self.tables.values()):
+            if ((tournament_id is None or table.tournament_id == tournament_id)
+                    and (slot is None or table.slot == slot)):
+                table.mark_cancelled(reason)
 
     def reattach(self, conn: BotConnection) -> bool:
         """Give ``conn`` back the seat its token holds at a running table."""

@@ -164,6 +164,16 @@ class Store(abc.ABC):
     def get_bot(self, name: str) -> BotRecord | None: ...
 
     @abc.abstractmethod
+    def open_name_owner(self, name: str, epoch: str) -> str | None:
+        """Open mode: the token hash holding ``name`` in the server start
+        ``epoch`` (arena.storage.open_names), or None."""
+
+    @abc.abstractmethod
+    def claim_open_name(self, name: str, token_hash: str, epoch: str) -> str:
+        """Open mode: take ``name`` for ``token_hash`` unless another token
+        holds it in ``epoch``; the holder's token hash."""
+
+    @abc.abstractmethod
     def find_bot_by_token_hash(self, token_hash: str) -> BotRecord | None: ...
 
     @abc.abstractmethod

@@ -280,6 +280,16 @@ TEMPLATES: list[list[str]] = [
             sent_at {real} NOT NULL,
             PRIMARY KEY (match_id, bot))""",
     ],
+    # 9: open mode's names across a server's processes
+    # (arena.storage.open_names): the hash of the token that first used a
+    # name, and the server start (epoch) that holds it. Ephemeral: never
+    # copied.
+    [
+        """CREATE TABLE open_names (
+            name TEXT PRIMARY KEY,
+            token_hash TEXT NOT NULL,
+            epoch TEXT NOT NULL)""",
+    ],
 ]
 SCHEMA_VERSION = len(TEMPLATES)
 

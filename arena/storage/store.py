@@ -40,6 +40,7 @@ from arena.storage.hosted_table import HostedTable
 from arena.storage.key_table import DealKeyTable
 from arena.storage.presence import PresenceTable
 from arena.storage.queue import SlotQueue, scheduled
+from arena.storage.open_names import OpenNameTable
 from arena.storage.reveal_table import RevealTable
 
 log = structlog.get_logger(__name__)
@@ -56,7 +57,7 @@ def _faults_from(value: Any) -> list[SeatFaults] | None:
 
 
 class SqlStore(EventLog, SlotQueue, DealKeyTable, PresenceTable, RevealTable, HostedTable,
-               Store):
+               OpenNameTable, Store):
     """A :class:`Store` on one SQL database (see the module text)."""
 
     def __init__(self, db: Database, *, node: str | None = None) -> None:

@@ -405,6 +405,9 @@ class StoreWriter:
     async def ensure_bot(self, name: str, *, kind: str = "remote") -> BotRecord:
         return await self.call(self.store.ensure_bot, name, kind=kind)
 
+    async def claim_open_name(self, name: str, token_hash: str, epoch: str) -> str:
+        return await self.call(self.store.claim_open_name, name, token_hash, epoch)
+
     async def set_token_hash(self, name: str, token_hash: str) -> None:
         await self.call(self.store.set_token_hash, name, token_hash)
 

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import structlog
 
+from arena.live import SERVER_SHUTTING_DOWN
 from arena.options import at_least, seconds
 from arena.server.config import ServerConfig
 from arena.server.local_bots import EntrantCommandError, check_commands
@@ -258,8 +259,14 @@ async def run_tournament_command(args: Any, base: ServerConfig,
 async def _play_here(runner: Any, display: Any, record: Any, db: str,
                      loop: asyncio.AbstractEventLoop) -> Outcome:
     task = asyncio.create_task(runner.run())
+
+    def interrupt() -> None:
+        # The process is stopping: its tables' matches end aborted as such.
+        runner.server.mark_cancelled(SERVER_SHUTTING_DOWN)
+        task.cancel()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, task.cancel)
+        loop.add_signal_handler(sig, interrupt)
     try:
         with display:
             complete = await task

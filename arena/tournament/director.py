@@ -30,6 +30,7 @@ import time
 
 import structlog
 
+from arena.live import TOURNAMENT_CANCELLED
 from arena.server.retry import LogThrottle
 from arena.storage.base import StorageError, TournamentRecord, TournamentStatus
 from arena.storage.node_lock import UNNAMED
@@ -92,6 +93,7 @@ class TournamentDirector:
             playing = self.playing.get(record.id)
             if record.status is TournamentStatus.CANCELLED and playing is not None:
                 log.info("tournament_cancelled_here", tournament=record.id, node=self.node)
+                self.server.mark_cancelled(TOURNAMENT_CANCELLED, tournament_id=record.id)
                 playing.cancel()
                 await asyncio.gather(playing, return_exceptions=True)
                 del self.playing[record.id]

@@ -75,5 +75,9 @@ class MatchHost(Protocol):
     def slot_started(self, slot: tuple[str, int]) -> bool:
         """Whether the table of ``slot`` (if any) is stored as started."""
 
+    def mark_cancelled(self, reason: str, *, tournament_id: str | None = None,
+                       slot: tuple[str, int] | None = None) -> None:
+        """Why the cancel about to reach these tables ends their matches."""
+
     def local_token(self, name: str) -> str:
         """A token for a bot the tournament starts itself."""

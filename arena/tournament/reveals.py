@@ -14,7 +14,8 @@ checked. The HTTP API's embargo lifts at the same moment
 The deck set may end on any node of a shared store, while the bots that
 played its other matches are connected to other nodes: so every node sends
 *its own* connected bots the lifted reveals they are owed
-(:class:`RevealCourier`), right after it finishes a set and at every poll of
+(:class:`~arena.server.reveal_courier.RevealCourier`; a worker of ``arena
+serve --workers`` polls for its own bots too), right after it finishes a set and at every poll of
 its director; the store's claims make it once per bot and match, whichever
 node the bot is on and across restarts (``arena.storage.reveal_table``). A
 bot that connects later is sent what it is owed at the next poll.
@@ -26,23 +27,14 @@ early.
 
 from __future__ import annotations
 
-from typing import Any
-
-import asyncio
-
-import structlog
-
-from arena.storage.base import ScheduledMatch, StorageError, Store
-from arena.storage.node_lock import UNNAMED
+from arena.server.reveal_courier import (SEALED_KINDS, RevealCourier, poll_reveals,
+                                         reveal_message)
+from arena.storage.base import ScheduledMatch
 from arena.tournament.host import MatchHost
-from arena.tournament.plan import house_strategy
-from protocol.messages import Reveal
 
-log = structlog.get_logger("arena.tournament.reveals")
-
-# Stored events sent sealed during a sealed match, and in full with its
-# reveal: the record of a thirteen showdown is its full form.
-SEALED_KINDS = frozenset({"showdown"})
+__all__ = ["SEALED_KINDS", "RevealCourier", "poll_reveals", "reveal_message", "deck_set",
+           "is_sealed", "deck_set_over", "lifted_matches", "reveal_if_over",
+           "reveal_played_sets"]
 
 
 def deck_set(schedule: list[ScheduledMatch], slot: ScheduledMatch) -> list[ScheduledMatch]:
@@ -67,59 +59,6 @@ def lifted_matches(schedule: list[ScheduledMatch]) -> list[str]:
                   and deck_set_over(schedule, s))
 
 
-def reveal_message(store: Store, match_id: str) -> dict[str, Any]:
-    """The ``reveal`` message of a finished sealed match."""
-    match = store.get_match(match_id)
-    events = [e.data for e in store.get_events(match.id) if e.data.get("kind") in SEALED_KINDS]
-    return Reveal(match.id, list(match.reveal or []), events).to_wire()
-
-
-def _messages(store: Store, match_ids: list[str]) -> dict[str, dict[str, Any]]:
-    return {m: reveal_message(store, m) for m in match_ids}
-
-
-class RevealCourier:
-    """Sends the bots connected to this node the lifted reveals they are owed."""
-
-    def __init__(self, server: MatchHost) -> None:
-        self.server = server
-        self.node = getattr(server.store, "node", None) or UNNAMED
-
-    async def lift(self, tournament_id: str, match_ids: list[str]) -> None:
-        """Record these matches as revealed (idempotent)."""
-        if match_ids:
-            await self.server.writer.call(self.server.store.lift_reveals, tournament_id,
-                                          match_ids)
-
-    async def deliver(self) -> int:
-        """One round: claim and send every reveal owed to a bot connected
-        here; returns how many messages went out. A claim whose bot left
-        before its message went out is given back, for its next node."""
-        store, writer = self.server.store, self.server.writer
-        here = sorted(b for b in self.server.connected_bots() if house_strategy(b) is None)
-        if not here:
-            return 0
-        pending = await writer.read(store.pending_reveals, here)
-        if not pending:
-            return 0
-        won = await writer.call(store.claim_reveals, pending, self.node)
-        owed: dict[str, list[str]] = {}
-        for match_id, bot in won:
-            owed.setdefault(match_id, []).append(bot)
-        messages = await writer.read(_messages, store, list(owed))
-        sent, gone = 0, []
-        for match_id, bots in owed.items():
-            for bot in bots:
-                n = self.server.send_to_bots({bot}, messages[match_id])
-                if n == 0:
-                    gone.append((match_id, bot))
-                sent += n
-            log.info("deck_set_revealed", match=match_id, bots=bots, node=self.node)
-        if gone:
-            await writer.call(store.unclaim_reveals, gone, self.node)
-        return sent
-
-
 async def reveal_if_over(server: MatchHost, tournament_id: str, slot: ScheduledMatch) -> None:
     """The deck set of ``slot`` is played out: lift its matches' reveals in
     the store and send them to the bots connected here (the other nodes send
@@ -141,16 +80,3 @@ async def reveal_played_sets(server: MatchHost, tournament_id: str) -> None:
     courier = RevealCourier(server)
     await courier.lift(tournament_id, lifted_matches(schedule))
     await courier.deliver()
-
-
-async def poll_reveals(server: MatchHost, every_s: float = 1.0) -> None:
-    """Send this node's bots what they are owed, every ``every_s``, until
-    cancelled: the loop of a process that plays a tournament without a
-    director (whose poll does the same). A store outage skips rounds."""
-    courier = RevealCourier(server)
-    while True:
-        try:
-            await courier.deliver()
-        except StorageError as exc:
-            log.warning("reveals_not_polled", node=courier.node, error=str(exc))
-        await asyncio.sleep(every_s)

@@ -32,6 +32,7 @@ from typing import Any
 
 import structlog
 
+from arena.live import SLOT_TAKEN_OVER
 from arena.server.lobby import ClaimTimeoutError
 from arena.server.matches import PlayerSpec
 from arena.server.table import TimeLimits
@@ -296,11 +297,22 @@ class SharedTournamentRunner(TournamentRunner):
             claim_timeout_s=self.claim_timeout_s, limits=limits, deal_key=self.deal_key,
             slot=(tid, slot.slot), sealed=sealed))
         watcher = asyncio.create_task(lost.wait())
-        await asyncio.wait([play, watcher], return_when=asyncio.FIRST_COMPLETED)
+        try:
+            await asyncio.wait([play, watcher], return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            # The node is stopping: end the match (its table aborts it) and
+            # read both tasks' ends, or the loop is left with running tasks
+            # whose errors nobody sees.
+            play.cancel()
+            watcher.cancel()
+            await asyncio.gather(play, watcher, return_exceptions=True)
+            raise
         watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
         if not play.done():
             # Another node plays this slot now: stop ours (the table aborts it).
             await self._until_cancellable(play, (tid, slot.slot))
+            self.server.mark_cancelled(SLOT_TAKEN_OVER, slot=(tid, slot.slot))
             play.cancel()
             await asyncio.gather(play, return_exceptions=True)
             raise SlotLostError(slot.slot)

@@ -186,6 +186,12 @@ class FakeTable:
         self.match_id = match_id
         self.outcome = outcome
         self.started = asyncio.Event()
+        self.tournament_id: str | None = None
+        self.slot: tuple[str, int] | None = None
+        self.cancel_reason: str | None = None
+
+    def mark_cancelled(self, reason: str) -> None:
+        self.cancel_reason = self.cancel_reason or reason
 
     async def run(self) -> Any:
         self.started.set()
@@ -224,6 +230,7 @@ async def test_the_runner_cancels_every_running_table_at_shutdown(store):
     async with asyncio.timeout(10):
         await asyncio.wait(pending)
     assert all(task.cancelled() for task in pending) and tables.tables == {}
+    assert {table.cancel_reason for table in running} == {"server shutting down"}
 
 
 async def test_a_runner_table_deals_from_a_fresh_key_that_is_stored_first(store):
@@ -234,3 +241,20 @@ async def test_a_runner_table_deals_from_a_fresh_key_that_is_stored_first(store)
     table = tables.new_table(seats, spec=spec)
     assert tables.tables == {table.match_id: table}
     assert DealKeyring.for_store(store).ladder_key(table.match_id) is not None
+
+
+async def test_a_cancel_reason_reaches_only_the_tables_it_names(store):
+    tables = runner(store)
+    cup, other, slot = FakeTable("m-cup", "forever"), FakeTable("m-other", "forever"), \
+        FakeTable("m-slot", "forever")
+    cup.tournament_id, other.tournament_id = "cup", "other"
+    slot.tournament_id, slot.slot = "other", ("other", 3)
+    for table in (cup, other, slot):
+        tables.tables[table.match_id] = table  # type: ignore[assignment]
+    tables.mark_cancelled("tournament cancelled", tournament_id="cup")
+    tables.mark_cancelled("slot taken over by another node", slot=("other", 3))
+    assert [t.cancel_reason for t in (cup, other, slot)] == [
+        "tournament cancelled", None, "slot taken over by another node"]
+    tables.cancel()  # a shutdown after: the first reason given holds
+    assert [t.cancel_reason for t in (cup, other, slot)] == [
+        "tournament cancelled", "server shutting down", "slot taken over by another node"]

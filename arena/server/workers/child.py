@@ -45,6 +45,7 @@ from arena.live_bridge import BridgedHub, LiveBridge
 from arena.logs import configure_logging, divert_logs
 from arena.server.config import ServerConfig
 from arena.server.lobby import ClaimTimeoutError
+from arena.server.reveal_courier import RevealPoll
 from arena.server.revoke import TokenSweep
 from arena.server.server import ArenaServer
 from arena.server.workers.channel import MAX_MESSAGE_BYTES, Channel, ChannelClosedError
@@ -86,7 +87,9 @@ class Worker:
 
         store = self.store = open_store(self.config.db, node=self.node)
         hub = BridgedHub()
-        server = ArenaServer(self.config, store, hub=hub, services=[TokenSweep()])
+        # The parent's director sends owed reveals to the parent's bots only:
+        # this worker's bots get theirs from the worker itself.
+        server = ArenaServer(self.config, store, hub=hub, services=[TokenSweep(), RevealPoll()])
         self.server = server
         self.channel = Channel(self.sock, self._message, on_closed=self.stopping.set)
         bridge = LiveBridge(hub, WorkerTransport(self.channel), self.node,
