@@ -103,6 +103,11 @@ class SeatKeeper:
                 return
             del self.holders[bot]
             self._renewed.pop(bot, None)
+        # A renewal still in its thread would write the seat again after the
+        # release; no new one starts for this bot now, so wait for that one.
+        claiming = self._claiming
+        if claiming is not None and not claiming.done():
+            await asyncio.wait([claiming], timeout=self.lease_s)
         try:
             await asyncio.to_thread(self.versions.release_seat, bot)
         except Exception as exc:  # noqa: BLE001 - the store is away: the lease runs out

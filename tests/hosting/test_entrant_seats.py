@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable, Iterator
@@ -255,3 +256,28 @@ async def test_an_entrant_whose_store_is_away_is_stopped_before_its_seat_runs_ou
     await until(lambda: here.runs == {})
     assert b.seated_elsewhere() == {"solo"}  # stopped while its seat still held
     await here.stop_all()
+
+
+async def test_a_seat_given_back_during_a_renewal_stays_given_back(
+        stores, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seen under load: the run ended while a renewal's claim was still in
+    # its thread; the seat was released first and the late claim wrote it
+    # again, so the bot looked seated here for another lease.
+    a, b = stores("node-a"), stores("node-b")
+    ready(a, "solo")
+    keeper = SeatKeeper(a, lease_s=3.0)
+    await keeper.take("solo", "solo.v1")
+    claim = a.claim_seat
+    in_thread = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def slow_claim(bot: str, lease_s: float) -> bool:
+        loop.call_soon_threadsafe(in_thread.set)
+        time.sleep(0.5)  # the store is slow to answer the renewal
+        return claim(bot, lease_s)
+
+    monkeypatch.setattr(a, "claim_seat", slow_claim)
+    await asyncio.wait_for(in_thread.wait(), WAIT_S)
+    await keeper.give_back("solo", "solo.v1")
+    await keeper.close()
+    assert "solo" not in b.seated_elsewhere()  # nobody holds it: another node may seat it

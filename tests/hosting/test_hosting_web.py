@@ -186,7 +186,7 @@ async def test_the_bot_page_lists_versions_and_shows_logs_to_the_owner(site) -> 
             await tab.click("#owner-form button")
             await tab.wait_for_selector("#owner-output pre")
             await tab.wait_for_function(
-                "document.querySelectorAll('#owner-output section').length === 2"
+                "() => document.querySelectorAll('#owner-output section').length === 2"
             )
             shown = await tab.inner_text("#owner-output")
         finally:

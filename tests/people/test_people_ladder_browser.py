@@ -28,7 +28,7 @@ async def test_the_people_ladder_updates_without_reload(tmp_path: Path,
                 aiohttp.ClientSession() as http:
             token = await register(http, base, "oyun")
             await page.goto(base + "/")
-            await page.wait_for_function("document.getElementById('live-status').textContent"
+            await page.wait_for_function("() => document.getElementById('live-status').textContent"
                                          ".includes('Live updates on')")
             row = '#people-muushig tr[data-bot="oyun"]'
             assert await page.locator(row).count() == 0

@@ -62,7 +62,10 @@ async def cards_on_page(page) -> set[str]:
 async def test_standings_update_without_reload(page, base_url: str, store: SqliteStore,
                                                hub: LiveHub) -> None:
     await page.goto(base_url + "/")
-    await page.wait_for_function("document.getElementById('live-status').textContent"
+    # The pages run under `script-src 'self'`: a wait given an expression
+    # string is evaluated anew at each poll and refused by the policy, so
+    # every wait passes a function.
+    await page.wait_for_function("() => document.getElementById('live-status').textContent"
                                  ".includes('Live updates on')")
     assert await page.locator("table.standings").count() == 0
     await page.evaluate("window.notReloaded = true")

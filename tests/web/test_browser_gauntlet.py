@@ -18,7 +18,7 @@ async def test_the_gauntlet_section_follows_the_deck_sets(page, base_url: str,  
                                                           tmp_path) -> None:
     config, tid = gauntlet(store, tmp_path)
     await page.goto(f"{base_url}/tournaments/{tid}")
-    await page.wait_for_function("document.getElementById('live-status').textContent"
+    await page.wait_for_function("() => document.getElementById('live-status').textContent"
                                  ".includes('Live updates on')")
     assert "0 played" in await page.locator("#gauntlet").inner_text()
     await page.evaluate("window.notReloaded = true")

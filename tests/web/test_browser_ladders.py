@@ -56,7 +56,7 @@ async def test_the_thirteen_ladder_updates_without_reload(base_url: str, page, s
     from .helpers_thirteen import finish_in_store, play_match
 
     await page.goto(base_url + "/")
-    await page.wait_for_function("document.getElementById('live-status').textContent"
+    await page.wait_for_function("() => document.getElementById('live-status').textContent"
                                  ".includes('Live updates on')")
     assert await page.locator('#ladder-thirteen tr[data-bot="newcomer"]').count() == 0
     await page.evaluate("window.notReloaded = true")

@@ -91,7 +91,7 @@ async def test_pages_follow_a_real_tournament(server: ArenaServer, tmp_path: Pat
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.set_default_timeout(30_000)
             await page.goto(f"{base}/tournaments/{record.id}")
-            await page.wait_for_function("document.getElementById('live-status').textContent"
+            await page.wait_for_function("() => document.getElementById('live-status').textContent"
                                          ".includes('Live updates on')")
             await page.evaluate("window.notReloaded = true")
             assert await page.locator("table.standings").count() == 0
@@ -134,7 +134,7 @@ async def test_pages_follow_a_real_tournament(server: ArenaServer, tmp_path: Pat
             await page.wait_for_selector('#charts svg.chart [data-series="north"]', state="attached")
             assert await run
             await page.wait_for_function(
-                "document.querySelectorAll('#matches tbody tr').length >= 5")
+                "() => document.querySelectorAll('#matches tbody tr').length >= 5")
             assert await page.evaluate("window.notReloaded") is True
 
             # A finished real match replays step by step, with its deal verified.
