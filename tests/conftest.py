@@ -10,6 +10,8 @@ the sources (``test_the_sources_pass`` in ``tests/test_compiled.py``).
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -60,3 +62,13 @@ def pg_url(pg_cluster: PgCluster) -> Iterator[str]:
     url = pg_cluster.create_database()
     yield url
     pg_cluster.drop_database(url)
+
+
+@pytest.fixture
+def temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The folder Python's ``tempfile`` makes folders in, for this test
+    alone: whatever the arena leaves behind there is left to see."""
+    folder = tmp_path / "temp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder

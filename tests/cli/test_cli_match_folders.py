@@ -5,20 +5,11 @@ in the system's temporary directory."""
 from __future__ import annotations
 
 import socket
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from arena.cli import main
-
-
-@pytest.fixture
-def temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "temp"
-    folder.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    return folder
 
 
 def test_a_played_match_leaves_no_folder(temp: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,7 +4,6 @@ removes it when it stops, whether it started fully or failed midway."""
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,14 +21,6 @@ def _arena(tmp_path: Path, store: SqliteStore) -> Arena:
     return Arena(ServerConfig(host="127.0.0.1", port=0, http_port=None, db=str(db),
                               house_wait_s=None), store,
                  hosting=Hosting(VersionStore(store, tmp_path / "hosted")), hosted=True)
-
-
-@pytest.fixture
-def temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "temp"
-    folder.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    return folder
 
 
 async def test_a_stopped_arena_leaves_no_socket_folder(tmp_path: Path, temp: Path) -> None:

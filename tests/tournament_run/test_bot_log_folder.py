@@ -11,7 +11,6 @@ folder in the system's temporary directory."""
 from __future__ import annotations
 
 import asyncio
-import tempfile
 import time
 from pathlib import Path
 
@@ -64,10 +63,7 @@ def left_in(folder: Path) -> list[Path]:
     return sorted(folder.glob("arena-bot-logs-*"))
 
 
-async def test_an_in_memory_tournament_leaves_no_log_folder_behind(tmp_path, monkeypatch):
-    temp = tmp_path / "temp"
-    temp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+async def test_an_in_memory_tournament_leaves_no_log_folder_behind(tmp_path, temp):
     path = write_config(tmp_path, sample_entrant("steady"), extra="duplicate = false")
     complete, log_dir = await play_in_memory(path)
     assert complete
@@ -75,10 +71,7 @@ async def test_an_in_memory_tournament_leaves_no_log_folder_behind(tmp_path, mon
     assert left_in(temp) == []
 
 
-async def test_a_crashed_bots_log_is_kept(tmp_path, monkeypatch):
-    temp = tmp_path / "temp"
-    temp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+async def test_a_crashed_bots_log_is_kept(tmp_path, temp):
     crasher = tmp_path / "crasher.py"
     crasher.write_text(CRASHER)
     path = write_config(tmp_path, sample_entrant("steady")
@@ -90,10 +83,7 @@ async def test_a_crashed_bots_log_is_kept(tmp_path, monkeypatch):
     assert list((log_dir / "crasher").glob("*.log"))
 
 
-async def test_a_database_servers_node_leaves_no_log_folder_behind(tmp_path, monkeypatch, pg_url):
-    temp = tmp_path / "temp"
-    temp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+async def test_a_database_servers_node_leaves_no_log_folder_behind(tmp_path, temp, pg_url):
     path = write_config(tmp_path, sample_entrant("steady"), extra="duplicate = false")
     complete, log_dir = await play_in_memory(path, pg_url)
     assert complete
@@ -109,12 +99,9 @@ async def _wait_for_a_match_log(temp: Path) -> None:
 
 
 @pytest.mark.timeout(90)
-async def test_a_run_stopped_midway_leaves_no_log_folder_behind(tmp_path, monkeypatch):
+async def test_a_run_stopped_midway_leaves_no_log_folder_behind(tmp_path, temp):
     """Ctrl-C on ``arena tournament``, or ``arena serve`` stopping while it
     directs a tournament: the run is cancelled mid-match."""
-    temp = tmp_path / "temp"
-    temp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     slow = tmp_path / "slow.py"
     slow.write_text(SLOW)
     path = write_config(tmp_path, f'[[entrant]]\nname = "slow"\ncommand = ["python", "{slow}"]\n',
@@ -136,10 +123,7 @@ async def test_a_run_stopped_midway_leaves_no_log_folder_behind(tmp_path, monkey
     assert left_in(temp) == []
 
 
-def test_a_runner_refused_before_it_ran_leaves_no_log_folder_behind(tmp_path, monkeypatch):
-    temp = tmp_path / "temp"
-    temp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+def test_a_runner_refused_before_it_ran_leaves_no_log_folder_behind(tmp_path, temp):
     path = write_config(tmp_path, sample_entrant("steady"),
                         extra="duplicate = false\n[schedule]\nuntil_separated = true")
     store = SqliteStore(":memory:")
