@@ -22,6 +22,7 @@ from arena.storage.base import MatchStatus
 from arena.storage.sqlite import SqliteStore
 from arena.web.hosting_api import Hosting
 from tests.hosting.conftest import needs_sandbox
+from tests.browser import CHROMIUM, launch
 
 pytestmark = needs_sandbox
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,9 +158,6 @@ def test_the_cli_submits_and_lists_versions(tmp_path: Path) -> None:
 
 
 async def test_the_bot_page_lists_versions_and_shows_logs_to_the_owner(site) -> None:
-    import shutil as _shutil
-
-    chromium = _shutil.which("chromium")
     _, _, base = site
     async with aiohttp.ClientSession() as http:
         await _upload(http, base, "owner-bot", "secret-token", b"int main( {", "main.c")
@@ -170,14 +168,12 @@ async def test_the_bot_page_lists_versions_and_shows_logs_to_the_owner(site) -> 
             html = await response.text()
     assert "Hosted versions" in html and "v2 (plays)" in html and "failed" in html
     assert "exited with code" not in html  # reasons are the owner's
-    if chromium is None:
+    if CHROMIUM is None:
         pytest.skip("chromium is not installed")
     from playwright.async_api import async_playwright
 
-    from tests.web.test_browser import ARGS
-
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=chromium, args=ARGS)
+        browser = await launch(p)
         try:
             tab = await browser.new_page()
             await tab.goto(f"{base}/bots/owner-bot")

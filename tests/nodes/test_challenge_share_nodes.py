@@ -17,7 +17,9 @@ LIMITS = ChallengeLimits(per_day=50, in_flight=6, claim_timeout_s=10.0, table_sh
                          min_tables=1)
 
 
-async def _until(check, timeout_s: float = 150.0, every_s: float = 0.05):
+# Bounds, not targets: two slow matches one after the other on a loaded
+# machine took more than 150 s for one of these waits.
+async def _until(check, timeout_s: float = 300.0, every_s: float = 0.05):
     return await until(check, timeout_s, every_s)
 
 
@@ -30,7 +32,7 @@ async def _ask(arena: Arena, who: str, opponent: str) -> str:
             return (await r.json())["challenge"]["id"]
 
 
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(600)
 async def test_the_challenge_table_share_counts_every_node_of_the_store(pg_url):
     async with challenge_nodes(pg_url, ("north", "south", "east", "west"), LIMITS,
                                decision_ms=2000, bank_ms=0, rules={"max_hands": 3}) as nodes:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.storage import open_store
+from tests.browser import launch, needs_chromium
 
 from .matches import play, store_match
 
@@ -77,14 +78,10 @@ def test_export_dataset_writes_public_matches_only(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "out" / "schema.json").read_text())["schema"] == "arena-match/1"
 
 
-CHROMIUM = __import__("shutil").which("chromium") or __import__("shutil").which("chromium-browser")
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+@needs_chromium
 async def test_arena_view_shows_the_file_with_its_decks_verified(notation_file: Path) -> None:
     from playwright.async_api import async_playwright
 
-    from web.test_browser import ARGS
 
     view = subprocess.Popen([sys.executable, "-m", "arena.cli", "view", str(notation_file)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
@@ -96,7 +93,7 @@ async def test_arena_view_shows_the_file_with_its_decks_verified(notation_file: 
         deals = sum(1 for line in notation_file.read_text().split("\n")
                     if line.startswith("Commit "))
         async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = await launch(p)
             try:
                 page = await browser.new_page()
                 page.set_default_timeout(WAIT_S * 1000)

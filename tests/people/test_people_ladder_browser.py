@@ -7,14 +7,13 @@ import random
 from pathlib import Path
 
 import aiohttp
-import pytest
 
 from arena.storage.sqlite import SqliteStore
 from tests.people.helpers import people_arena, play_as_person, random_legal, register
-from tests.web.test_browser import CHROMIUM, page  # noqa: F401 (the browser tab fixture)
+from tests.browser import needs_chromium
+from tests.web.test_browser import page  # noqa: F401 (the browser tab fixture)
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium is not installed (scripts/install-browser installs it)")
+pytestmark = needs_chromium
 
 # From the match stored to the row shown: a refetch or two, on a loaded machine.
 SHOWN_WITHIN_MS = 30_000

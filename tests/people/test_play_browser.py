@@ -5,7 +5,6 @@ holds another seat's cards before the reveal."""
 from __future__ import annotations
 
 import asyncio
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -14,13 +13,10 @@ import pytest
 
 from arena.storage.base import MatchStatus
 from arena.storage.sqlite import SqliteStore
+from tests.browser import PLAY_WAIT_MS, launch, needs_chromium, play_context
 from tests.people.helpers import FAST, assert_no_hidden_cards, hidden_cards, people_arena
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
-                                "(scripts/install-browser installs it)")
+pytestmark = needs_chromium
 
 # Everything a page is given, in order: JSON bodies of its requests and
 # the live stream's messages (what the page could show, shown or not).
@@ -45,7 +41,7 @@ window.EventSource = function (url, options) {
 PHONE = {"width": 390, "height": 844}
 
 
-async def play_by_keyboard(page: Any, deadline_s: float = 240.0) -> int:
+async def play_by_keyboard(page: Any, deadline_s: float = 4 * PLAY_WAIT_MS / 1000) -> int:
     """Answer every request with the focused (first) action, by Enter only,
     until the page marks the match over; returns the answers given."""
     answers = 0
@@ -55,7 +51,7 @@ async def play_by_keyboard(page: Any, deadline_s: float = 240.0) -> int:
             "() => document.querySelector('[data-match-over]') ? 'over' : "
             "(document.activeElement && document.activeElement.matches("
             "'#actions button[data-action]:not([disabled]), #hand button.pick') ? 'turn' : null)",
-            timeout=60_000)
+            timeout=PLAY_WAIT_MS)
         if await handle.json_value() == "over":
             return answers
         await page.keyboard.press("Enter")
@@ -63,6 +59,9 @@ async def play_by_keyboard(page: Any, deadline_s: float = 240.0) -> int:
     raise AssertionError("the match did not end in time")
 
 
+# A whole match played through a browser on a loaded machine: its waits
+# are bounded by PLAY_WAIT_MS each, the test by the same scale.
+@pytest.mark.timeout(int(5 * PLAY_WAIT_MS / 1000))
 @pytest.mark.parametrize("game", ["muushig", "thirteen"])
 async def test_a_person_plays_in_the_browser_while_another_watches(
         tmp_path: Path, game: str) -> None:
@@ -72,9 +71,9 @@ async def test_a_person_plays_in_the_browser_while_another_watches(
     try:
         async with people_arena(tmp_path, store, FAST) as (arena, base), \
                 async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = await launch(p)
             try:
-                person = await browser.new_page(viewport=PHONE)
+                person = await (await play_context(browser, viewport=PHONE)).new_page()
                 await person.add_init_script(RECORD_HELD)
                 errors: list[str] = []
                 person.on("pageerror", lambda e: errors.append(str(e)))
@@ -93,7 +92,7 @@ async def test_a_person_plays_in_the_browser_while_another_watches(
                 # Nothing is wider than the phone.
                 assert await person.evaluate("document.documentElement.scrollWidth") <= 390
 
-                watcher = await browser.new_page()
+                watcher = await (await play_context(browser)).new_page()
                 await watcher.add_init_script(RECORD_HELD)
                 await watcher.goto(f"{base}/matches/{match}")
                 await watcher.wait_for_selector("#replay[data-live=true]")
@@ -103,7 +102,7 @@ async def test_a_person_plays_in_the_browser_while_another_watches(
                 await watcher.wait_for_function(
                     "() => document.getElementById('match-status') && "
                     "document.getElementById('match-status').textContent === 'finished'",
-                    timeout=60_000)
+                    timeout=PLAY_WAIT_MS)
                 held_person = await person.evaluate("window.__held")
                 held_watcher = await watcher.evaluate("window.__held")
                 assert errors == []
@@ -147,9 +146,9 @@ async def test_the_thirteen_page_calls_fouls_as_the_rules_do(tmp_path: Path) -> 
     try:
         async with people_arena(tmp_path, store, FAST) as (arena, base), \
                 async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = await launch(p)
             try:
-                page = await browser.new_page()
+                page = await (await play_context(browser)).new_page()
                 await page.goto(f"{base}/play/thirteen")
                 page_says = await page.evaluate(
                     "(rows) => rows.map((r) => window.PlayThirteen.foul(r) !== null)",
@@ -162,6 +161,7 @@ async def test_the_thirteen_page_calls_fouls_as_the_rules_do(tmp_path: Path) -> 
     assert wrong == []
 
 
+@pytest.mark.timeout(int(5 * PLAY_WAIT_MS / 1000))
 async def test_a_closed_tab_is_played_by_autopilot_and_a_reload_takes_the_seat_back(
         tmp_path: Path) -> None:
     import dataclasses
@@ -172,11 +172,13 @@ async def test_a_closed_tab_is_played_by_autopilot_and_a_reload_takes_the_seat_b
     # House moves a little apart: the match outlasts the time a reload takes.
     paced = dataclasses.replace(FAST, house_pace_s=0.05)
     try:
-        async with people_arena(tmp_path, store, paced) as (arena, base), \
+        # Four hands a round at most: the rule under test is the seat's, not the
+        # match's length (about 30 s of house moves still outlast a reload).
+        async with people_arena(tmp_path, store, paced, rules={"max_hands": 4}) as (arena, base), \
                 async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = await launch(p)
             try:
-                context = await browser.new_context(viewport=PHONE)
+                context = await play_context(browser, viewport=PHONE)
                 page = await context.new_page()
                 await page.goto(f"{base}/play/muushig")
                 await page.fill("#name", "tuya")
@@ -187,7 +189,7 @@ async def test_a_closed_tab_is_played_by_autopilot_and_a_reload_takes_the_seat_b
                 table = arena.server.tables[match]
                 seat = next(s for s in table.seats if s.name == "tuya")
                 await page.close(run_before_unload=True)  # the tab closes: its goodbye
-                async with asyncio.timeout(30):
+                async with asyncio.timeout(PLAY_WAIT_MS / 1000):
                     while seat.autopilot is None:
                         await asyncio.sleep(0.02)
                 assert not table.session.over

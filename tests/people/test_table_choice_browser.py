@@ -8,14 +8,14 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import pytest
 
 from arena.storage.sqlite import SqliteStore
 from tests.people.helpers import people_arena
-from tests.people.test_play_browser import ARGS, CHROMIUM, PHONE
+from tests.browser import PLAY_WAIT_MS, launch, needs_chromium, play_context
+from tests.people.test_play_browser import PHONE
 from tests.server.rawbot import RawBot
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+pytestmark = needs_chromium
 
 
 async def test_the_person_picks_the_table_on_the_play_page(tmp_path: Path) -> None:
@@ -33,12 +33,12 @@ async def test_the_person_picks_the_table_on_the_play_page(tmp_path: Path) -> No
             await shy.send({"type": "hello", "protocol": 1, "token": "t-s", "name": "shy",
                             "game": "muushig"})
             assert (await shy.recv() or {}).get("type") == "welcome"
-            async with asyncio.timeout(30):
+            async with asyncio.timeout(PLAY_WAIT_MS / 1000):
                 while not {"willing", "shy"} <= set(arena.server.lobby.idle_bots()):
                     await asyncio.sleep(0.02)
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = await launch(p)
             try:
-                page = await browser.new_page(viewport=PHONE)
+                page = await (await play_context(browser, viewport=PHONE)).new_page()
                 errors: list[str] = []
                 page.on("pageerror", lambda e: errors.append(str(e)))
                 await page.goto(f"{base}/play/muushig")

@@ -6,23 +6,19 @@ table plays by the server's configured rules."""
 from __future__ import annotations
 
 import random
-import shutil
 from pathlib import Path
 from typing import Any
 
 import aiohttp
-import pytest
 
 from arena.games.thirteen.cards import CARD_STR, RANK_OF, SUIT_OF
 from arena.games.thirteen.evaluator import hand_strength
 from arena.games.thirteen.rules import ThirteenRules
 from arena.games.thirteen.scoring import is_fouled
 from arena.storage.sqlite import SqliteStore
+from tests.browser import launch, needs_chromium, play_context
 from tests.people.helpers import people_arena, register
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WHEELS = ("lowest", "second_highest")
 assert set(WHEELS) == {"lowest", "second_highest"}  # every option of the rules page
 
@@ -71,7 +67,7 @@ def test_the_generated_cases_hold_wheels_that_decide_a_foul() -> None:
     assert RANK_OF[12] == 12 and SUIT_OF[13] == 1  # the card numbering the generator uses
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+@needs_chromium
 async def test_the_pages_foul_check_is_the_engines_for_every_wheel(tmp_path: Path) -> None:
     from playwright.async_api import async_playwright
 
@@ -81,9 +77,9 @@ async def test_the_pages_foul_check_is_the_engines_for_every_wheel(tmp_path: Pat
     store = SqliteStore(tmp_path / "arena.db")
     try:
         async with people_arena(tmp_path, store) as (_, base), async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = await launch(p)
             try:
-                page = await browser.new_page()
+                page = await (await play_context(browser)).new_page()
                 await page.goto(f"{base}/play/thirteen")
                 await page.wait_for_function("() => window.PlayThirteen !== undefined")
                 for wheel in WHEELS:
@@ -123,7 +119,7 @@ async def test_a_persons_table_plays_by_the_servers_rules(tmp_path: Path) -> Non
         store.close()
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+@needs_chromium
 async def test_the_page_judges_by_the_rules_its_match_start_gave(tmp_path: Path) -> None:
     from playwright.async_api import async_playwright
 
@@ -132,9 +128,9 @@ async def test_the_page_judges_by_the_rules_its_match_start_gave(tmp_path: Path)
         async with people_arena(tmp_path, store, game="thirteen",
                                 rules={"wheel": "second_highest"}) as (arena, base), \
                 async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = await launch(p)
             try:
-                page = await browser.new_page()
+                page = await (await play_context(browser)).new_page()
                 await page.goto(f"{base}/play/thirteen")
                 await page.fill("#name", "enkh")
                 await page.press("#name", "Enter")

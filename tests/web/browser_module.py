@@ -14,7 +14,7 @@ from arena.metrics import Metrics
 from arena.storage.sqlite import SqliteStore
 from arena.web.app import make_app
 
-from .test_browser import ARGS, CHROMIUM, WAIT_MS
+from tests.browser import WAIT_MS, launch
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -22,7 +22,7 @@ async def browser() -> AsyncIterator:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
-        launched = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        launched = await launch(p)
         try:
             yield launched
         finally:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import shutil
 import time
 from collections.abc import AsyncIterator
 
@@ -16,15 +15,11 @@ from arena.storage.sqlite import SqliteStore
 from arena.web.app import make_app
 from arena.live import LiveHub
 
+from tests.browser import WAIT_MS, launch, needs_chromium
+
 from .helpers import finish_in_store, make_match, start_in_store
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium is not installed (scripts/install-browser installs it)")
-
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-WAIT_MS = 10_000
+pytestmark = needs_chromium
 
 
 @pytest.fixture
@@ -42,7 +37,7 @@ async def page() -> AsyncIterator:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = await launch(p)
         try:
             context = await browser.new_context()
             tab = await context.new_page()

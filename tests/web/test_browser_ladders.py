@@ -14,11 +14,12 @@ from arena.storage.sqlite import SqliteStore
 from arena.web.app import make_app
 from arena.live import LiveHub
 
-from .test_browser import CHROMIUM, page  # noqa: F401 (the browser tab fixture)
+from tests.browser import needs_chromium
+
+from .test_browser import page  # noqa: F401 (the browser tab fixture)
 from .test_two_games import store_both_games
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium is not installed (scripts/install-browser installs it)")
+pytestmark = needs_chromium
 
 
 @pytest.fixture

@@ -12,11 +12,10 @@ from arena.storage.sqlite import SqliteStore
 
 from .browser_module import base_url, browser, page  # noqa: F401 - fixtures
 from .helpers import finish_in_store, make_match
-from .test_browser import CHROMIUM
+from tests.browser import needs_chromium
 
 pytestmark = [
-    pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
-                       "(scripts/install-browser installs it)"),
+    needs_chromium,
     pytest.mark.asyncio(loop_scope="module"),
 ]
 

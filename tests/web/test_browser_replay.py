@@ -13,12 +13,11 @@ from arena.storage.sqlite import SqliteStore
 
 from .helpers import HandMadeMatch, finish_in_store, make_match
 from .browser_module import base_url, browser, page  # noqa: F401 (fixtures)
-from .test_browser import CHROMIUM
+from tests.browser import needs_chromium
 
 # One browser for the module (starting chromium is most of a test's time).
 pytestmark = [
-    pytest.mark.skipif(CHROMIUM is None,
-                       reason="chromium is not installed (scripts/install-browser installs it)"),
+    needs_chromium,
     pytest.mark.asyncio(loop_scope="module"),
 ]
 

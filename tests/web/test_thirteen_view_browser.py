@@ -16,11 +16,12 @@ from arena.live import LiveHub
 from . import helpers
 from .helpers_thirteen import ThirteenMatch, finish_in_store, play_match, start_in_store
 from .browser_module import base_url, browser, page  # noqa: F401 (fixtures)
-from .test_browser import CHROMIUM, cards_on_page
+from tests.browser import needs_chromium
+
+from .test_browser import cards_on_page
 
 pytestmark = [
-    pytest.mark.skipif(CHROMIUM is None,
-                       reason="chromium is not installed (scripts/install-browser installs it)"),
+    needs_chromium,
     pytest.mark.asyncio(loop_scope="module"),
 ]
 

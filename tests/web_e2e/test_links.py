@@ -4,7 +4,6 @@ somewhere: no 404 (nor any other error), including the links the scripts add
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import AsyncIterator
 from urllib.parse import urldefrag, urlsplit
@@ -18,10 +17,8 @@ from arena.storage.base import TournamentStatus
 from arena.storage.sqlite import SqliteStore
 from arena.tournament.config import load_config
 from arena.tournament.runner import TournamentRunner, create_or_load
+from tests.browser import launch, needs_chromium
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 MAX_PAGES = 120  # a bound, not a target: the site of this tournament has fewer
 
 FAST_BOT = """
@@ -52,8 +49,7 @@ def crawlable(path: str) -> bool:
     return not (path.startswith("/static/") or path.startswith("/api") or path == "/metrics")
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
-                    "(scripts/install-browser installs it)")
+@needs_chromium
 async def test_every_link_after_a_real_tournament_works(server: ArenaServer,
                                                         tmp_path: Path) -> None:
     from playwright.async_api import async_playwright
@@ -75,7 +71,7 @@ async def test_every_link_after_a_real_tournament_works(server: ArenaServer,
     seen: set[str] = set()
     queue = ["/", f"/tournaments/{record.id}"]
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = await launch(p)
         try:
             tab = await browser.new_page()
             errors: list[str] = []

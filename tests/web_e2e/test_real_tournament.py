@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 from typing import AsyncIterator
 
@@ -18,12 +17,10 @@ from arena.storage.base import MatchStatus, TournamentStatus
 from arena.storage.sqlite import SqliteStore
 from arena.tournament.config import load_config
 from arena.tournament.runner import TournamentRunner, create_or_load
+from tests.browser import launch, needs_chromium
 from protocol.sdk.client import BotClient
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 # Slow enough for a page to watch a match live; slower still while the
 # test's gate file exists, so a loaded machine's browser cannot miss every
@@ -65,8 +62,7 @@ async def server(tmp_path) -> AsyncIterator[ArenaServer]:
         store.close()
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
-                    "(scripts/install-browser installs it)")
+@needs_chromium
 async def test_pages_follow_a_real_tournament(server: ArenaServer, tmp_path: Path) -> None:
     from playwright.async_api import TimeoutError as PlaywrightTimeoutError
     from playwright.async_api import async_playwright
@@ -84,7 +80,7 @@ async def test_pages_follow_a_real_tournament(server: ArenaServer, tmp_path: Pat
     record, _ = create_or_load(server.store, config)
     base = f"http://127.0.0.1:{http_port_of(server)}"
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = await launch(p)
         try:
             page = await browser.new_page()
             errors: list[str] = []
