@@ -150,11 +150,14 @@ class Arena:
         self.server = ArenaServer(config, store, hub=hub, metrics=metrics, services=services)
         self._hosted = hosting is not None and (hosted or hosted_ladder is not None)
         self._hosted_ladder = hosted_ladder
+        self._hosted_seats: Any = None  # SeatSettings; by default the ladder's
         self.hosted_service: Any = None
 
-    def host_versions(self, db: str) -> None:
+    def host_versions(self, db: str, seats: Any = None) -> None:
         """Before ``start()``: run hosted bots' stored versions when asked
-        (a tournament's hosted entrants), without the ladder."""
+        (a tournament's hosted entrants), without the ladder; ``seats``: the
+        organiser's seat times (``arena.hosting.seats.SeatSettings``)."""
+        self._hosted_seats = seats
         if self.hosting is None:
             from arena.hosting.service import build_cache
             from arena.hosting.versions import VersionStore
@@ -182,7 +185,8 @@ class Arena:
             from arena.hosting.service import HostedService
 
             self.hosted_service = HostedService(self.server, self.hosting.versions,
-                                                ladder=self._hosted_ladder)
+                                                ladder=self._hosted_ladder,
+                                                seats=self._hosted_seats)
             try:
                 await self.hosted_service.start()
             except BaseException:
@@ -210,7 +214,8 @@ class Arena:
 
 
 async def serve(config: ServerConfig, *, hosted: bool = False, ladder_interval: float = 2.0,
-                ladder_tables: int = 2, workers: int = 1, log_level: str = "info") -> int:
+                ladder_tables: int = 2, workers: int = 1, log_level: str = "info",
+                seats: Any = None) -> int:
     """``arena serve``: run the arena on ``config.db`` until SIGTERM or SIGINT.
 
     ``workers`` above 1: the bots are played by that many worker processes
@@ -233,7 +238,10 @@ async def serve(config: ServerConfig, *, hosted: bool = False, ladder_interval: 
         from arena.web.hosting_api import Hosting
 
         hosting = Hosting(VersionStore(store, build_cache(config.db)))
-        ladder = LadderSettings(interval_s=ladder_interval, max_tables=ladder_tables)
+        from arena.hosting.seats import SeatSettings
+
+        ladder = LadderSettings(interval_s=ladder_interval, max_tables=ladder_tables,
+                                seats=seats or SeatSettings())
     from arena.tournament.command import start_bridge  # live events of the other nodes
 
     hub, bridge = await start_bridge(config.db, store.node)

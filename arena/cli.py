@@ -107,6 +107,9 @@ def _parser() -> argparse.ArgumentParser:
     from arena.tournament.command import add_tournament_options
 
     add_tournament_options(tour)  # --export, --keep-serving, --secret, --until-separated
+    from arena.hosting.cli import add_seat_options
+
+    add_seat_options(tour)  # hosted entrants: --entrant-seat-wait, --seat-give-up
     tour.set_defaults(func=_cmd_tournament)
 
     add_bots_parser(sub)
@@ -154,9 +157,16 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     config = server_config(args, open=args.open, house_wait_s=args.house_wait,
                            admin_token=admin_token, registration=args.registration,
                            run_tournaments=True, house_bot=args.house_bot)
+    from arena.hosting.cli import seat_settings
+    from arena.hosting.errors import HostingSettingsError
+
+    try:
+        seats = seat_settings(args)
+    except HostingSettingsError as exc:
+        raise UserError(str(exc)) from None
     return asyncio.run(serve(config, hosted=args.hosted, ladder_interval=args.ladder_interval,
                              ladder_tables=args.ladder_tables, workers=args.workers,
-                             log_level=args.log_level))
+                             log_level=args.log_level, seats=seats))
 
 
 # -- tournament ------------------------------------------------------------------------
@@ -179,6 +189,13 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 
         # Resuming reads the tournament from the store: a typo must not create one.
         require_existing_store(args.db, hint="check --db (the store the tournament ran on)")
+    from arena.hosting.cli import seat_settings
+    from arena.hosting.errors import HostingSettingsError
+
+    try:
+        args.hosted_seats = seat_settings(args)  # for its hosted entrants' runs
+    except HostingSettingsError as exc:
+        raise UserError(str(exc)) from None
     config = server_config(args, matchmaking=False)
     log_file = tournament_log_file(args, terminal=sys.stdout.isatty())
     if log_file is None:

@@ -16,6 +16,8 @@ from arena.hosting.errors import HostingError
 from arena.hosting.legacy import import_legacy
 from arena.hosting.presets import LANGS
 from arena.hosting.queue import UploadLimits
+from arena.hosting.seats import (ENTRANT_SEAT_WAIT_S, SEAT_GIVE_UP_S, SEAT_LEASE_S,
+                                 SeatSettings)
 from arena.hosting.service import build_cache
 from arena.hosting.versions import VersionStore
 from arena.options import at_least, seconds
@@ -54,6 +56,26 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
                             "(default: %(default)s)")
     serve.add_argument("--ladder-tables", type=at_least(1), default=2, metavar="N",
                        help="with --hosted: ladder matches at once (default: %(default)s)")
+    add_seat_options(serve)
+
+
+def add_seat_options(parser: argparse.ArgumentParser) -> None:
+    """The hosted bots' seat times an organiser may set (docs/hosting.md)."""
+    parser.add_argument("--entrant-seat-wait", type=seconds(), default=ENTRANT_SEAT_WAIT_S,
+                        metavar="S", help="a hosted tournament entrant whose bot plays a "
+                                          "ladder match on another node waits up to S "
+                                          "seconds for it to end (default: %(default)g)")
+    parser.add_argument("--seat-give-up", type=seconds(positive=True), default=SEAT_GIVE_UP_S,
+                        metavar="S", help="a node that could not renew a hosted bot's seat "
+                                          "for S seconds stops the bot's run and gives the "
+                                          f"seat up; below the {SEAT_LEASE_S:g} s lease "
+                                          "(default: %(default)g)")
+
+
+def seat_settings(args: argparse.Namespace) -> SeatSettings:
+    """The seat times of ``add_seat_options``, checked together; raises
+    :class:`HostingSettingsError` with what to change."""
+    return SeatSettings(give_up_s=args.seat_give_up, entrant_wait_s=args.entrant_seat_wait)
 
 
 @contextlib.contextmanager

@@ -6,7 +6,8 @@
     ├── ArchiveError     the upload is refused (traversal, links, size, format)
     ├── BuildError       the bot could not be built (its log says why)
     ├── SandboxError     the sandbox cannot be set up on this machine
-    └── SeatTakenError   the bot plays a match on another node of the store now
+    ├── SeatTakenError   the bot plays a match on another node of the store now
+    └── HostingSettingsError  an organiser's hosting setting is out of range
 """
 
 from __future__ import annotations
@@ -31,3 +32,8 @@ class SandboxError(HostingError):
 class SeatTakenError(HostingError):
     """A hosted bot is seated at a table on another node of the store (it
     plays one match at a time); it can be seated here once that one ends."""
+
+
+class HostingSettingsError(HostingError, ValueError):
+    """A hosting setting an organiser gave cannot work; the message says
+    which and what range it must be in."""

@@ -26,7 +26,7 @@ from arena.hosting.errors import HostingError
 from arena.hosting.local_build import ensure_built
 from arena.hosting.logs import LOG_CAP_BYTES, cut_to_cap
 from arena.hosting.run_socket import Listener, RunSocket
-from arena.hosting.seats import SeatKeeper
+from arena.hosting.seats import SeatKeeper, SeatSettings
 from arena.hosting.sandbox import (Mount, Sandbox, SandboxLimits, SandboxSpec, python_mounts,
                                    sandbox_python)
 from arena.hosting.versions import BotVersion, BuildStatus, VersionStore
@@ -38,9 +38,6 @@ INSIDE_PORT = 7000
 # bye after match_end); it gets this long to write its last lines and leave
 # before it is stopped, so its saved stderr runs to the end of the match.
 LEAVE_GRACE_S = 2.0
-# A tournament entrant whose bot plays a ladder match on another node waits
-# this long for that match to end (ladder matches last a minute or two).
-ENTRANT_SEAT_WAIT_S = 300.0
 _RELAY = Path(__file__).with_name("relay.py")
 
 
@@ -91,7 +88,8 @@ class HostedBots:
     """
 
     def __init__(self, versions: VersionStore, socket_dir: Path, listen: Listener,
-                 tokens: TokenIssuer, limits: SandboxLimits = SandboxLimits()) -> None:
+                 tokens: TokenIssuer, limits: SandboxLimits = SandboxLimits(),
+                 seats: SeatSettings = SeatSettings()) -> None:
         self.versions = versions
         self.socket_dir = socket_dir  # each run's socket is made here
         self.listen = listen
@@ -100,8 +98,9 @@ class HostedBots:
         self.runs: dict[str, HostedRun] = {}
         # Tournament entrants' runs take their bot's seat of the store, as
         # ladder tables do: one bot's sandboxes never run on two nodes at once.
-        self.entrant_seats = SeatKeeper(versions, on_lost=self._seat_lost)
-        self.seat_wait_s = ENTRANT_SEAT_WAIT_S
+        self.entrant_seats = SeatKeeper(versions, lease_s=seats.lease_s,
+                                        give_up_s=seats.give_up_s, on_lost=self._seat_lost)
+        self.seat_wait_s = seats.entrant_wait_s
         versions.on_retire.append(self.retire)
 
     def close(self) -> None:

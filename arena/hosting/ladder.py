@@ -32,14 +32,14 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import structlog
 
 from arena.hosting.errors import HostingError, SeatTakenError
 from arena.hosting.hosted import HostedBots
-from arena.hosting.seats import SEAT_LEASE_S, seated
+from arena.hosting.seats import SeatSettings, seated
 from arena.hosting.validation import ValidationResult, pending, play_validation
 from arena.hosting.versions import BotVersion
 from arena.storage.base import StorageError
@@ -65,7 +65,8 @@ class LadderSettings:
     recent_penalty: float = 2.0  # rating points per match played in the last window
     house_bot: str | None = None
     claim_timeout_s: float = 20.0
-    seat_lease_s: float = SEAT_LEASE_S  # a hosted bot's seat lasts this long unrenewed
+    # A hosted bot's seat: its lease and when a node that cannot renew it gives it up.
+    seats: SeatSettings = field(default_factory=SeatSettings)
 
 
 @dataclass(frozen=True)
@@ -215,7 +216,8 @@ class Ladder:
         try:
             # Its bot may play its previous version on another node now.
             async with seated(self.hosted.versions, [version.bot],
-                              lease_s=self.settings.seat_lease_s, on_lost=self._seat_lost):
+                              lease_s=self.settings.seats.lease_s,
+                              give_up_s=self.settings.seats.give_up_s, on_lost=self._seat_lost):
                 result = await play_validation(self.server, self.hosted, version,
                                                claim_timeout_s=self.settings.claim_timeout_s,
                                                house_bot=self.settings.house_bot)
@@ -274,7 +276,8 @@ class Ladder:
         try:
             # Remote bots that opted in are on this node's lobby alone: only
             # hosted ones need a seat of the store.
-            async with seated(self.hosted.versions, hosted, lease_s=self.settings.seat_lease_s,
+            async with seated(self.hosted.versions, hosted, lease_s=self.settings.seats.lease_s,
+                              give_up_s=self.settings.seats.give_up_s,
                               on_lost=self._seat_lost):
                 try:
                     for name in names:

@@ -130,12 +130,15 @@ async def _run_step(work: Path, recipe: BotRecipe, step: list[str], log_file: Bi
     """One build step in the sandbox; its exit code. Its output (stdout and
     stderr) reaches the log through the relay, which keeps the first
     ``LOG_CAP_BYTES``."""
-    log_file.write(f"$ {' '.join(step)}\n".encode())
+    # The preset's variables are shown with the command, as a shell would
+    # run it: an author reading the log sees that the build is offline.
+    shown = [f"{key}={value}" for key, value in recipe.build_env.items()]
+    log_file.write(f"$ {' '.join(shown + step)}\n".encode())
     log_file.flush()
     capped = [sandbox_python(), "-I", "/arena/relay.py", "--build",
               "--log-cap", str(LOG_CAP_BYTES), "--"]
     spec = SandboxSpec(command=[*capped, *interpreter_command(step)], app_dir=work,
-                       app_writable=True,
+                       app_writable=True, env=dict(recipe.build_env),
                        mounts=[*python_mounts(), Mount(RELAY, "/arena/relay.py")],
                        limits=SandboxLimits(memory_bytes=limits.memory_bytes,
                                             processes=limits.processes,

@@ -8,7 +8,7 @@ importable (``from protocol.sdk import run_bot``).
 A file ``arena-bot.toml`` at the root of the upload may override what a
 preset guesses::
 
-    lang = "command"          # python | node | c | command
+    lang = "command"          # python | node | c | go | command
     build = "make"            # a shell command run in /bot at build time
     run = "./mybot --fast"    # the command that plays (run in /bot)
     game = "thirteen"         # the game it plays on the ladder (default: muushig)
@@ -16,15 +16,16 @@ preset guesses::
 
 from __future__ import annotations
 
+import re
 import shlex
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.hosting.errors import BuildError
 
 MANIFEST = "arena-bot.toml"
-LANGS = ("python", "node", "c", "command")
+LANGS = ("python", "node", "c", "go", "command")
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,9 @@ class BotRecipe:
     build: list[list[str]]
     run: list[str]
     game: str = "muushig"
+    # Set for the build steps only (the run needs none: a Go binary is the
+    # program), on top of the sandbox's own few variables.
+    build_env: dict[str, str] = field(default_factory=dict)
 
 
 def interpreter_command(command: list[str]) -> list[str]:
@@ -68,10 +72,14 @@ def _manifest(app: Path) -> dict[str, object]:
 def detect_lang(app: Path) -> str:
     """Guess the language from the files (the manifest's ``lang`` wins)."""
     names = {p.name for p in app.iterdir()}
+    if "go.mod" in names:
+        return "go"
     if "package.json" in names or any(n.endswith((".js", ".mjs")) for n in names):
         return "node"
     if any(n.endswith(".py") for n in names):
         return "python"
+    if any(n.endswith(".go") for n in names):
+        return "go"
     if any(p.suffix == ".c" for p in app.rglob("*.c")):
         return "c"
     raise BuildError("cannot tell the bot's language: give --lang or an arena-bot.toml "
@@ -111,7 +119,7 @@ def recipe_for(app: Path, lang: str | None = None) -> BotRecipe:
 
     if game not in game_names():
         raise BuildError(f"{MANIFEST}: unknown game {game!r}; games: {', '.join(game_names())}")
-    return BotRecipe(recipe.lang, recipe.build, recipe.run, game)
+    return replace(recipe, game=game)
 
 
 def _recipe(app: Path, manifest: dict[str, object], lang: str | None) -> BotRecipe:
@@ -140,6 +148,58 @@ def _recipe(app: Path, manifest: dict[str, object], lang: str | None) -> BotReci
             raise BuildError("no .c files to compile")
         return BotRecipe(lang, build or [["cc", "-O2", "-std=c11", "-o", "bot", *sources, "-lm"]],
                          run or ["./bot"])
+    if lang == "go":
+        return BotRecipe(lang, build or [go_build_command(app)], run or ["./bot"],
+                         build_env=go_build_env(app))
     if run is None:
         raise BuildError(f"lang = \"command\" needs run = \"...\" in {MANIFEST}")
     return BotRecipe(lang, build or [], run)
+
+
+def go_build_env(app: Path) -> dict[str, str]:
+    """Go builds offline, with the machine's toolchain: only the standard
+    library or what the upload vendored (``go mod vendor``); the caches in
+    the build's own ``/tmp``; no C compiler (a static binary that needs
+    nothing of the machine to run)."""
+    env = {"GOPROXY": "off", "GOTOOLCHAIN": "local",
+           "GOCACHE": "/tmp/go-build", "GOPATH": "/tmp/go", "GOTMPDIR": "/tmp",
+           "CGO_ENABLED": "0", "GOSUMDB": "off", "GOTELEMETRY": "off"}
+    if (app / "go.mod").is_file() and (app / "vendor").is_dir():
+        env["GOFLAGS"] = "-mod=vendor"
+    return env
+
+
+_REQUIRE = re.compile(r"^\s*require\s*(\(\s*$)?", re.MULTILINE)
+
+
+def _go_requires(go_mod: str) -> bool:
+    """Whether ``go.mod`` requires any module (a ``require`` line, or a
+    ``require ( ... )`` block with an entry in it)."""
+    for match in _REQUIRE.finditer(go_mod):
+        if not match.group(1):
+            return True
+        block = go_mod[match.end():].split(")", 1)[0]
+        if any(line.split("//", 1)[0].strip() for line in block.splitlines()):
+            return True
+    return False
+
+
+def go_build_command(app: Path) -> list[str]:
+    """``go build`` of the module at the root, or of the root's ``.go``
+    files when there is no ``go.mod``; the binary is ``./bot``."""
+    go_mod = app / "go.mod"
+    if go_mod.is_file():
+        try:
+            text = go_mod.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise BuildError("go.mod is not UTF-8 text") from None
+        if _go_requires(text) and not (app / "vendor" / "modules.txt").is_file():
+            raise BuildError("go.mod requires other modules but the upload has no vendor "
+                             "folder: builds have no network, so run 'go mod vendor' and "
+                             "upload the vendor folder with the code")
+        return ["go", "build", "-trimpath", "-o", "bot", "."]
+    files = sorted(p.name for p in app.iterdir()
+                   if p.is_file() and p.suffix == ".go" and not p.name.endswith("_test.go"))
+    if not files:
+        raise BuildError("no go.mod and no .go files at the top of the upload")
+    return ["go", "build", "-trimpath", "-o", "bot", *files]

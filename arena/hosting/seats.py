@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import dataclass
 from typing import AsyncIterator, Awaitable, Callable, Iterable
 
 import structlog
 
-from arena.hosting.errors import SeatTakenError
+from arena.hosting.errors import HostingSettingsError, SeatTakenError
 from arena.hosting.versions import VersionStore
 
 log = structlog.get_logger("arena.hosting.seats")
@@ -35,12 +36,45 @@ log = structlog.get_logger("arena.hosting.seats")
 # third of that, so only a node that died (or lost the store that long)
 # loses it, and its bots are back on the ladder this long after.
 SEAT_LEASE_S = 90.0
+# A node that could not renew a seat this long gives the seat up (and stops
+# the runs it was for) before another node may take it: never two sandboxes
+# of one bot, even when the store was away for long.
+SEAT_GIVE_UP_S = 75.0
+# A tournament entrant whose bot plays a ladder match on another node waits
+# this long for that match to end (ladder matches last a minute or two).
+ENTRANT_SEAT_WAIT_S = 300.0
 
 
-# A node that could not renew a seat for this share of its lease gives the
-# seat up (and stops the runs it was for) before another node may take it:
-# never two sandboxes of one bot, even when the store was away for long.
-GIVE_UP_SHARE = 5 / 6
+def check_give_up(lease_s: float, give_up_s: float) -> None:
+    """Raise :class:`HostingSettingsError` unless a keeper renewing every
+    third of ``lease_s`` can give a seat up after ``give_up_s`` safely."""
+    if not lease_s > 0:
+        raise HostingSettingsError(f"the seat lease must be above 0 s (got {lease_s:g})")
+    if not give_up_s < lease_s:
+        raise HostingSettingsError(
+            f"the seat give-up ({give_up_s:g} s) must be below the seat lease ({lease_s:g} s): "
+            "a node must stop a bot's run before another node may seat the bot")
+    if not give_up_s > lease_s / 3:
+        raise HostingSettingsError(
+            f"the seat give-up ({give_up_s:g} s) must be above a third of the seat lease "
+            f"({lease_s / 3:g} s), when a seat is first renewed: below it every seat "
+            "would be given up before its first renewal")
+
+
+@dataclass(frozen=True)
+class SeatSettings:
+    """An organiser's seat times (``arena serve --seat-give-up``,
+    ``--entrant-seat-wait``), checked when made."""
+
+    lease_s: float = SEAT_LEASE_S
+    give_up_s: float = SEAT_GIVE_UP_S
+    entrant_wait_s: float = ENTRANT_SEAT_WAIT_S
+
+    def __post_init__(self) -> None:
+        check_give_up(self.lease_s, self.give_up_s)
+        if not self.entrant_wait_s >= 0:
+            raise HostingSettingsError(f"the entrants' seat wait must be 0 s or more "
+                                       f"(got {self.entrant_wait_s:g})")
 
 LostSeat = Callable[[str], Awaitable[None]]
 
@@ -48,14 +82,17 @@ LostSeat = Callable[[str], Awaitable[None]]
 class SeatKeeper:
     """The seats this node holds, each for one or more runs (a tournament
     match may seat v6 and v7 of one bot), renewed every third of the lease
-    while any is held. A seat that could not be renewed for
-    ``GIVE_UP_SHARE`` of the lease (the store away), or that another node
-    holds now, is given up: ``on_lost(bot)`` stops its runs."""
+    while any is held. A seat that could not be renewed for ``give_up_s``
+    (the store away; by default 5/6 of the lease, 75 s of 90), or that
+    another node holds now, is given up: ``on_lost(bot)`` stops its runs."""
 
     def __init__(self, versions: VersionStore, *, lease_s: float = SEAT_LEASE_S,
-                 on_lost: LostSeat | None = None) -> None:
+                 give_up_s: float | None = None, on_lost: LostSeat | None = None) -> None:
         self.versions = versions
         self.lease_s = lease_s
+        self.give_up_s = lease_s * SEAT_GIVE_UP_S / SEAT_LEASE_S if give_up_s is None \
+            else give_up_s
+        check_give_up(lease_s, self.give_up_s)
         self.on_lost = on_lost
         self.holders: dict[str, set[str]] = {}  # bot -> the runs its seat is for
         self._renewed: dict[str, float] = {}  # bot -> when its last kept claim was sent
@@ -131,7 +168,7 @@ class SeatKeeper:
                 renewed = self._renewed.get(bot)
                 if renewed is None:
                     continue
-                give_up_at = renewed + self.lease_s * GIVE_UP_SHARE
+                give_up_at = renewed + self.give_up_s
                 if loop.time() - renewed < self.lease_s / 3 - 1e-6:
                     continue  # renewed recently enough
                 sent = loop.time()
@@ -164,12 +201,12 @@ class SeatKeeper:
 
 @contextlib.asynccontextmanager
 async def seated(versions: VersionStore, bots: Iterable[str], *,
-                 lease_s: float = SEAT_LEASE_S,
+                 lease_s: float = SEAT_LEASE_S, give_up_s: float | None = None,
                  on_lost: LostSeat | None = None) -> AsyncIterator[list[str]]:
     """Hold the seats of ``bots`` (hosted bots) for the block; raises
     :class:`SeatTakenError` (holding none) if another node has one seated.
     ``on_lost(bot)``: a seat given up mid-block (see :class:`SeatKeeper`)."""
-    keeper = SeatKeeper(versions, lease_s=lease_s, on_lost=on_lost)
+    keeper = SeatKeeper(versions, lease_s=lease_s, give_up_s=give_up_s, on_lost=on_lost)
     taken: list[str] = []
     try:
         for bot in sorted(set(bots)):

@@ -17,6 +17,7 @@ from arena.hosting.builder import recover_unfinished
 from arena.hosting.cgroups import remove_stale
 from arena.hosting.hosted import HostedBots
 from arena.hosting.ladder import Ladder, LadderSettings
+from arena.hosting.seats import SeatSettings
 from arena.hosting.legacy import import_legacy
 from arena.hosting.ratings import LadderRatings, full_ladder_ratings
 from arena.hosting.versions import VersionStore
@@ -68,18 +69,21 @@ class HostedService:
     ``start()`` builds what an earlier run (or a node that died) left
     building, now and then again every ``RECOVER_EVERY_S``, and, with
     ``ladder`` settings, runs the ladder (each run opens its own Unix socket); ``stop()`` ends every
-    sandbox (before the server stops, so no bot outlives it).
+    sandbox (before the server stops, so no bot outlives it). ``seats``: the
+    seat times (by default the ladder's).
     """
 
     def __init__(self, server: Any, versions: VersionStore, *,
-                 ladder: LadderSettings | None = None) -> None:
+                 ladder: LadderSettings | None = None, seats: SeatSettings | None = None) -> None:
         self.server = server
         self.versions = versions
         self.ladder_settings = ladder
         self._socket_dir = Path(tempfile.mkdtemp(prefix="arena-bots-"))
         self._socket_dir.chmod(0o755)
+        # One set of seat times for the ladder's tables and tournament entrants.
+        seats = seats or (ladder.seats if ladder is not None else SeatSettings())
         self.hosted = HostedBots(versions, self._socket_dir, server.start_unix,
-                                 server.local_tokens)
+                                 server.local_tokens, seats=seats)
         self.ladder: Ladder | None = None
         self._task: asyncio.Task[None] | None = None
         self._recovery: asyncio.Task[Any] | None = None

@@ -190,7 +190,7 @@ async def run_tournament_command(args: Any, base: ServerConfig,
         arena = make_arena(server_config, store, hub)
         server = arena.server
         if any(e.hosted for e in config.entrants):  # their stored versions play here
-            arena.host_versions(args.db)
+            arena.host_versions(args.db, getattr(args, "hosted_seats", None))
         await arena.start()
         page = (f"http://{server_config.host}:{arena.http_port}/tournaments/{record.id}"
                 if arena.http_port else None)

@@ -41,6 +41,30 @@ needs_sandbox = pytest.mark.skipif(sandbox_available() is not None,
                                    reason=sandbox_available() or "")
 
 
+@pytest.fixture
+def no_cgroups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine that gives the arena no cgroups: their root cannot be written
+    (sandboxes then limit memory with RLIMIT_DATA)."""
+    import arena.hosting.cgroups as cgroups_module
+
+    blocked = tmp_path / "no-cgroups"
+    blocked.write_text("")  # a file: no directory can be made under it
+    monkeypatch.setattr(cgroups_module, "CGROUP_ROOT", blocked)
+
+
+@pytest.fixture(scope="session")
+def go_toolchain() -> str:
+    """The machine's ``go`` (scripts/install-go installs Debian's). Tests
+    that build Go bots skip without it, unless ``ARENA_REQUIRE_GO=1`` (as in
+    CI) makes that a failure: CI must build a real Go bot."""
+    go = shutil.which("go")
+    if go is None:
+        if os.environ.get("ARENA_REQUIRE_GO") == "1":
+            pytest.fail("Go is required here but 'go' is not installed (scripts/install-go)")
+        pytest.skip("Go is not installed (scripts/install-go installs it as root)")
+    return go
+
+
 async def run_in_sandbox(app: Path, script: str, *, limits: SandboxLimits = SandboxLimits(),
                          timeout_s: float = 20.0, mounts=(),
                          started: list[Sandbox] | None = None) -> tuple[int, str]:

@@ -23,7 +23,7 @@ from structlog.testing import capture_logs
 from arena.hosting.errors import SeatTakenError
 from arena.hosting.hosted import HostedBots
 from arena.hosting.ladder import Ladder, LadderSettings
-from arena.hosting.seats import SeatKeeper
+from arena.hosting.seats import SeatKeeper, SeatSettings
 from arena.hosting.versions import VersionStore
 from arena.storage import open_store
 from arena.storage.base import StorageError, Store
@@ -74,10 +74,11 @@ def stores(db_location: str, tmp_path: Path) -> Iterator[Callable[[str], Version
         store.close()
 
 
-def hosted(versions: VersionStore, tmp_path: Path, name: str) -> Sandboxless:
+def hosted(versions: VersionStore, tmp_path: Path, name: str,
+           seats: SeatSettings = SeatSettings()) -> Sandboxless:
     folder = tmp_path / f"{name}-runs"
     folder.mkdir()
-    return Sandboxless(versions, folder, None, Tokens())  # type: ignore[arg-type]
+    return Sandboxless(versions, folder, None, Tokens(), seats=seats)  # type: ignore[arg-type]
 
 
 def ladder_node(versions: VersionStore, hosted_bots: Any, **settings: Any) -> Node:
@@ -198,7 +199,7 @@ async def test_a_ladder_match_whose_store_is_away_stops_its_hosted_bot(
         stores, monkeypatch: pytest.MonkeyPatch) -> None:
     a = stores("node-a")
     ready(a, "solo")
-    node = ladder_node(a, NamesOnly(a), seat_lease_s=3.0)
+    node = ladder_node(a, NamesOnly(a), seats=SeatSettings(lease_s=3.0, give_up_s=2.5))
     await node.tick()
     await until(lambda: bool(node.server.seated("solo")))
     assert node.ladder.hosted.running == {"solo"}
@@ -244,8 +245,7 @@ async def test_an_entrant_whose_store_is_away_is_stopped_before_its_seat_runs_ou
         stores, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     a, b = stores("node-a"), stores("node-b")
     ready(a, "solo")
-    here = hosted(a, tmp_path, "a")
-    here.entrant_seats.lease_s = 3.0
+    here = hosted(a, tmp_path, "a", SeatSettings(lease_s=3.0, give_up_s=2.5))
     await here.start_version("solo", 1, "solo.v1")
     fail_renewals(a, monkeypatch)
 

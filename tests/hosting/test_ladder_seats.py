@@ -20,6 +20,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from arena.hosting.ladder import Ladder, LadderSettings
+from arena.hosting.seats import SeatSettings
 from arena.hosting.versions import BuildStatus, VersionStore
 from arena.storage import open_store
 from arena.storage.base import Store
@@ -209,7 +210,7 @@ async def test_the_seat_of_a_node_that_died_is_taken_once_its_lease_ran_out(two_
 
 
 async def test_the_seat_is_renewed_while_the_match_plays(two_nodes) -> None:
-    a, b = two_nodes(seat_lease_s=0.6)
+    a, b = two_nodes(seats=SeatSettings(lease_s=0.6, give_up_s=0.5))
     ready(a.versions, "solo")
 
     def seat() -> tuple[str, float] | None:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-import arena.hosting.cgroups as cgroups_module
 from arena.hosting.sandbox import (Sandbox, SandboxLimits, SandboxSpec, python_mounts,
                                    sandbox_python)
 from tests.hosting.conftest import needs_sandbox
@@ -34,14 +33,6 @@ int main(void) {
     return 0;
 }
 """
-
-
-@pytest.fixture
-def no_cgroups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A machine that gives the arena no cgroups: their root cannot be written."""
-    blocked = tmp_path / "no-cgroups"
-    blocked.write_text("")  # a file: no directory can be made under it
-    monkeypatch.setattr(cgroups_module, "CGROUP_ROOT", blocked)
 
 
 async def run(app: Path, command: list[str], limits: SandboxLimits = SandboxLimits()

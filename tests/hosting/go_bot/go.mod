@@ -1,0 +1,3 @@
+module example.org/gobot
+
+go 1.19
