@@ -164,6 +164,11 @@ class Store(abc.ABC):
     def get_bot(self, name: str) -> BotRecord | None: ...
 
     @abc.abstractmethod
+    def people_among(self, names: Iterable[str]) -> set[str]:
+        """The names in ``names`` that are people's records (kind
+        ``PERSON_KIND``): one read for a whole ladder's lines."""
+
+    @abc.abstractmethod
     def open_name_owner(self, name: str, epoch: str) -> str | None:
         """Open mode: the token hash holding ``name`` in the server start
         ``epoch`` (arena.storage.open_names), or None."""
