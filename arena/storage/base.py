@@ -174,6 +174,11 @@ class Store(abc.ABC):
         ``epoch`` (arena.storage.open_names), or None."""
 
     @abc.abstractmethod
+    def reserve_started_name(self, name: str, epoch: str) -> None:
+        """Open mode: ``name`` is held for a bot the arena starts itself in
+        ``epoch`` (arena.storage.open_names), refused to every token."""
+
+    @abc.abstractmethod
     def claim_open_name(self, name: str, token_hash: str, epoch: str) -> str:
         """Open mode: take ``name`` for ``token_hash`` unless another token
         holds it in ``epoch``; the holder's token hash."""
