@@ -3,7 +3,8 @@ starts itself (a hosted bot, run by the parent in its sandbox) is the
 arena's in every process. A remote hello with that name and another token
 is refused at a worker as at the parent, for the rest of the server's
 start, also between the bot's runs (each run's token lives in the parent's
-memory only while the run lives)."""
+memory only while the run lives). House bots' names are refused by the
+reserved ``house`` family rule in every process already."""
 
 from __future__ import annotations
 
@@ -33,6 +34,16 @@ def _played(db: Path, bot: str) -> bool:
     store = open_store(db)
     try:
         return any(bot in m.players for m in store.list_matches(limit=1000))
+    finally:
+        store.close()
+
+
+def _played_house(db: Path) -> str | None:
+    """The name of a house bot seated in a stored match, if any."""
+    store = open_store(db)
+    try:
+        return next((p for m in store.list_matches(limit=1000) for p in m.players
+                     if p.startswith("house")), None)
     finally:
         store.close()
 
@@ -71,6 +82,16 @@ async def test_a_hosted_bots_name_is_refused_to_a_remote_hello_in_every_process(
             assert answer is not None and answer["type"] == "error", (people, answer)
             assert answer["code"] == "auth_failed", answer
             assert "hosted-a" in answer["message"] and "arena starts" in answer["message"], answer
+        finally:
+            await bot.close()
+    # The house bots the arena seats (ladder tables, people's tables) need no
+    # record: their names' family is refused by every process's name rule.
+    await until(lambda: _played_house(db), 60, "a match with a house bot")
+    for people in (False, True):
+        bot, answer = await _hello(arena.port, "an-impostors-token", _played_house(db), people)
+        try:
+            assert answer is not None and answer["code"] == "auth_failed", (people, answer)
+            assert "reserved" in answer["message"] and "house" in answer["message"], answer
         finally:
             await bot.close()
     assert arena.stop() == 0, arena.log_tail()
