@@ -90,8 +90,9 @@ def name_taken(name: str) -> str:
 
 
 def started_name(name: str) -> str:
-    return (f"name {name!r} is the name of a bot this arena starts itself (a hosted bot or a "
-            "tournament's local entrant), until the server restarts; pick another name")
+    return (f"name {name!r} is taken: it is the name of a bot this arena starts itself (a "
+            "hosted bot or a tournament's local entrant) until the server restarts; pick "
+            "another name")
 
 
 def stored_name_problem(record: BotRecord, token_hash: str) -> str | None:
