@@ -142,9 +142,7 @@ class SeatKeeper:
             self._renewed.pop(bot, None)
         # A renewal still in its thread would write the seat again after the
         # release; no new one starts for this bot now, so wait for that one.
-        claiming = self._claiming
-        if claiming is not None and not claiming.done():
-            await asyncio.wait([claiming], timeout=self.lease_s)
+        await self._claim_in_flight()
         try:
             await asyncio.to_thread(self.versions.release_seat, bot)
         except Exception as exc:  # noqa: BLE001 - the store is away: the lease runs out
@@ -157,8 +155,15 @@ class SeatKeeper:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        if self._claiming is not None and not self._claiming.done():
-            await asyncio.wait([self._claiming], timeout=self.lease_s)
+        await self._claim_in_flight()
+
+    async def _claim_in_flight(self) -> None:
+        """Wait for a renewal's claim still in its thread (cancelling the
+        task that sent it does not stop the thread), for at most a lease:
+        a claim that ends after a release writes the seat again."""
+        claiming = self._claiming
+        if claiming is not None and not claiming.done():
+            await asyncio.wait([claiming], timeout=self.lease_s)
 
     async def _renew(self) -> None:
         loop = asyncio.get_running_loop()

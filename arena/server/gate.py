@@ -25,11 +25,13 @@ from arena.metrics import Metrics
 from arena.server.admission import ConnectionCaps, FailureWindow, Refusal
 from arena.server.config import ServerConfig
 from arena.server.connection import AuthError, BotConnection, HelloRefused, Identity
-from arena.server.identity import IdentityError, OpenNames, name_taken, stored_name_problem
+from arena.server.identity import (IdentityError, OpenNames, name_taken, started_name,
+                                   stored_name_problem)
 from arena.server.local_tokens import LocalTokens
 from arena.server.retry import LogThrottle
 from arena.server.revoke import disconnect
 from arena.storage.base import PERSON_KIND, BotRecord, Store, StorageError
+from arena.storage.open_names import STARTED_BY_ARENA
 from arena.storage.writer import StoreWriter
 from protocol.errors import ErrorCode
 from protocol.messages import Hello
@@ -62,7 +64,9 @@ class BotGate:
                                    per_token=config.max_connections_per_token)
         self._auth_failures = FailureWindow(limit=config.auth_failures_per_minute, window_s=60.0)
         self._open_names = OpenNames()
-        self.local_tokens = LocalTokens(self._open_names)  # for bots the arena starts
+        # For bots the arena starts; in open mode their names are held in the
+        # store too, where the other processes of the server look.
+        self.local_tokens = LocalTokens(self._open_names, on_issue=self._hold_started_name)
 
     # -- in ------------------------------------------------------------------------
     def admit(self, conn: BotConnection, *, stopping: bool) -> Refusal | None:
@@ -139,7 +143,7 @@ class BotGate:
         except StorageError:
             raise HelloRefused(_STORE_DOWN) from None
         if holder is not None and holder != token_hash:
-            raise IdentityError(name_taken(name))
+            raise IdentityError(_taken(name, holder))
         if record is not None:
             problem = stored_name_problem(record, token_hash)
             if problem is not None:
@@ -147,8 +151,9 @@ class BotGate:
         if self.writer is None:  # no writer thread (the gate alone, in tests)
             if record is None:
                 self._stored(name, token_hash, self.store.ensure_bot(name))
-            if self.store.claim_open_name(name, token_hash, epoch) != token_hash:
-                raise IdentityError(name_taken(name))
+            holder = self.store.claim_open_name(name, token_hash, epoch)
+            if holder != token_hash:
+                raise IdentityError(_taken(name, holder))
             return
         task = asyncio.get_running_loop().create_task(
             self._store_name(name, token_hash, new=record is None))
@@ -172,12 +177,38 @@ class BotGate:
         if holder != token_hash:
             # Another process of this server claimed it first (a race of
             # two hellos): the one claim the store took decides.
-            problem = name_taken(name)
+            problem = _taken(name, holder)
             self._let_go(name, token_hash, lambda conn: conn.fail(
                 ErrorCode.AUTH_FAILED, f"{problem}; connection closed"))
             return
         if record is not None:
             self._stored(name, token_hash, record)
+
+    def _hold_started_name(self, name: str) -> None:
+        """A token was issued to a bot the arena starts: in open mode its
+        name is held for the arena in the store, so a remote hello at
+        another process of this server (a worker) is refused it too. The
+        write goes to the store writer's thread; this process refuses the
+        name meanwhile from memory."""
+        if not self.config.open:
+            return
+        epoch = self.config.open_epoch
+        if self.writer is None:  # no writer thread (the gate alone, in tests)
+            try:
+                self.store.reserve_started_name(name, epoch)
+            except StorageError as exc:
+                log.warning("started_name_not_stored", bot=name, error=str(exc))
+            return
+        task = asyncio.get_running_loop().create_task(self._store_started_name(name, epoch))
+        self._storing.add(task)
+        task.add_done_callback(self._storing.discard)
+
+    async def _store_started_name(self, name: str, epoch: str) -> None:
+        assert self.writer is not None
+        try:
+            await self.writer.call(self.store.reserve_started_name, name, epoch)
+        except StorageError as exc:  # this process still refuses it while the bot runs
+            log.warning("started_name_not_stored", bot=name, error=str(exc))
 
     def _stored(self, name: str, token_hash: str, record: BotRecord) -> None:
         """The store's row of a name just claimed: if a person (or a bot
@@ -244,3 +275,8 @@ class BotGate:
         for conn in conns:
             conn.send(message)
         return len(conns)
+
+
+def _taken(name: str, holder: str) -> str:
+    """Why a name the store holds for ``holder`` is refused."""
+    return started_name(name) if holder == STARTED_BY_ARENA else name_taken(name)

@@ -10,7 +10,9 @@ A token names exactly one bot, and a bot name belongs to exactly one token:
   another token, or with a token and a name other than the one it owns, is
   refused with ``auth_failed`` naming the conflict — so nobody can take
   another bot's seat or share its display name. Names of the arena's own
-  bots are owned by their local tokens. A hello without a name is called
+  bots are owned by their local tokens, and held for the arena in the
+  store for the rest of the server's start (every process refuses them,
+  also between a hosted bot's runs). A hello without a name is called
   ``bot-`` and the first 6 hex digits of its token's hash. A name is also
   claimed in the store's bots table, the one namespace of people and bots
   (see :func:`stored_name_problem`), so an open server's bot never takes a
@@ -40,11 +42,13 @@ class OpenNames:
     def __init__(self) -> None:
         self._name_of: dict[str, str] = {}  # token hash -> name
         self._owner_of: dict[str, str] = {}  # name -> token hash
+        self._started: set[str] = set()  # names owned by a local token (the arena's bots)
 
     def reserve(self, name: str, token_hash: str) -> None:
         """The arena's own bot: its local token owns its name."""
         self._owner_of[name] = token_hash
         self._name_of.setdefault(token_hash, name)
+        self._started.add(name)
 
     def release(self, name: str, token_hash: str) -> None:
         """A local token was revoked: it no longer owns its name."""
@@ -52,6 +56,7 @@ class OpenNames:
             del self._name_of[token_hash]
         if self._owner_of.get(name) == token_hash:
             del self._owner_of[name]
+            self._started.discard(name)
 
     def resolve(self, token_hash: str, requested: str | None,
                 claim: Callable[[str], None] | None = None) -> str:
@@ -70,7 +75,8 @@ class OpenNames:
         if problem is not None:
             raise IdentityError(problem)
         if name in self._owner_of:
-            raise IdentityError(name_taken(name))
+            raise IdentityError(started_name(name) if name in self._started
+                                else name_taken(name))
         if claim is not None:
             claim(name)
         self._name_of[token_hash] = name
@@ -81,6 +87,12 @@ class OpenNames:
 def name_taken(name: str) -> str:
     return (f"name {name!r} is taken on this server by another token (in open mode the "
             "first token to use a name owns it until the server restarts); pick another name")
+
+
+def started_name(name: str) -> str:
+    return (f"name {name!r} is taken: it is the name of a bot this arena starts itself (a "
+            "hosted bot or a tournament's local entrant) until the server restarts; pick "
+            "another name")
 
 
 def stored_name_problem(record: BotRecord, token_hash: str) -> str | None:

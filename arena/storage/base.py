@@ -164,9 +164,19 @@ class Store(abc.ABC):
     def get_bot(self, name: str) -> BotRecord | None: ...
 
     @abc.abstractmethod
+    def people_among(self, names: Iterable[str]) -> set[str]:
+        """The names in ``names`` that are people's records (kind
+        ``PERSON_KIND``): one read for a whole ladder's lines."""
+
+    @abc.abstractmethod
     def open_name_owner(self, name: str, epoch: str) -> str | None:
         """Open mode: the token hash holding ``name`` in the server start
         ``epoch`` (arena.storage.open_names), or None."""
+
+    @abc.abstractmethod
+    def reserve_started_name(self, name: str, epoch: str) -> None:
+        """Open mode: ``name`` is held for a bot the arena starts itself in
+        ``epoch`` (arena.storage.open_names), refused to every token."""
 
     @abc.abstractmethod
     def claim_open_name(self, name: str, token_hash: str, epoch: str) -> str:

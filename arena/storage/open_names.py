@@ -9,11 +9,23 @@ token's hold is recorded here, with the server's *epoch* (one value per
 start of a server, shared by its parent and workers). A claim in the same
 epoch by another token finds the name taken; a claim in another epoch (the
 server restarted) takes the name over. Only a hash of the token is stored.
+
+A bot the arena starts itself (a hosted bot's run, a tournament's local
+entrant) has a token valid in the process that started it only; its name
+is recorded here with :data:`STARTED_BY_ARENA` as its holder, which no
+token hashes to, so no remote hello takes it in any process for the rest
+of the epoch, also between the bot's runs.
 """
 
 from __future__ import annotations
 
+from typing import Final
+
 from arena.storage.connections import Database
+
+# The holder of a name the arena gave one of its own bots: never a token's
+# hash (those are hex digits).
+STARTED_BY_ARENA: Final = "started-by-the-arena"
 
 
 class OpenNameTable:
@@ -27,6 +39,15 @@ class OpenNameTable:
             row = db.execute("SELECT token_hash FROM open_names WHERE name = ? AND epoch = ?",
                              (name, epoch)).fetchone()
         return None if row is None else str(row[0])
+
+    def reserve_started_name(self, name: str, epoch: str) -> None:
+        """``name`` is a bot's the arena starts itself: held for the arena
+        in ``epoch``, whoever held it before (in one process the arena's
+        own bot already takes the name over from a remote token)."""
+        with self.db.tx() as db:
+            db.execute("INSERT INTO open_names (name, token_hash, epoch) VALUES (?, ?, ?)"
+                       " ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash,"
+                       " epoch = excluded.epoch", (name, STARTED_BY_ARENA, epoch))
 
     def claim_open_name(self, name: str, token_hash: str, epoch: str) -> str:
         """Give ``name`` to ``token_hash`` unless another token holds it in

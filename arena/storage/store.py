@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import asdict
+from collections.abc import Iterable
 from typing import Any
 
 import structlog
@@ -24,6 +25,7 @@ from arena.storage.base import (
     MatchRecord,
     MatchStatus,
     NotFoundError,
+    PERSON_KIND,
     ScheduledMatch,
     SeatFaults,
     SlotTakenError,
@@ -44,6 +46,10 @@ from arena.storage.open_names import OpenNameTable
 from arena.storage.reveal_table import RevealTable
 
 log = structlog.get_logger(__name__)
+
+# Names per IN (...) list: a ladder page's lines in one statement, well
+# under both databases' limits on a statement's parameters.
+_NAMES_PER_QUERY = 400
 
 
 def _loads(text: str | None) -> Any:
@@ -111,6 +117,18 @@ class SqlStore(EventLog, SlotQueue, DealKeyTable, PresenceTable, RevealTable, Ho
         with self.db.read() as db:
             row = db.execute("SELECT * FROM bots WHERE name = ?", (name,)).fetchone()
         return None if row is None else self._bot(row)
+
+    def people_among(self, names: Iterable[str]) -> set[str]:
+        wanted = sorted(set(names))
+        found: set[str] = set()
+        with self.db.read() as db:
+            for i in range(0, len(wanted), _NAMES_PER_QUERY):
+                chunk = wanted[i:i + _NAMES_PER_QUERY]
+                marks = ", ".join("?" for _ in chunk)
+                rows = db.execute(f"SELECT name FROM bots WHERE kind = ? AND name IN ({marks})",
+                                  (PERSON_KIND, *chunk)).fetchall()
+                found.update(str(r[0]) for r in rows)
+        return found
 
     def find_bot_by_token_hash(self, token_hash: str) -> BotRecord | None:
         """The bot owning that token; removed bots are never found."""

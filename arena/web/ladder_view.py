@@ -17,7 +17,7 @@ from aiohttp import web
 
 from arena.live import LADDER
 from arena.people import PEOPLE
-from arena.storage.base import PERSON_KIND
+from arena.storage.base import Wire
 from arena.web.keys import QUERIES
 from arena.web.queries import Queries
 from arena.web.ladders import game_title
@@ -25,9 +25,10 @@ from arena.web.render import e, standings_table
 
 
 def standings_fragment(request: web.Request, scope: str, game: str,
-                       several: bool = False) -> str:
+                       several: bool = False, people: frozenset[str] | None = None) -> str:
     """One game's standings in ``scope``; ``several``: the page shows other
-    games' too, so the caption names this one."""
+    games' too, so the caption names this one. ``people``: the names among
+    the rows that are people, when the page read them already."""
     caption = "Ladder (matches outside tournaments)" if scope == LADDER else "Standings"
     if scope == PEOPLE:
         caption = f"{game_title(game)}: people and the bots they met"
@@ -36,14 +37,18 @@ def standings_fragment(request: web.Request, scope: str, game: str,
             if scope == LADDER else f"{game_title(game)} standings"
     q = request.app[QUERIES]
     rows = q.standings(scope, game)
-    # The people's ladder links each person to their own page.
-    people = frozenset(r["bot"] for r in rows if scope == PEOPLE and _is_person(q, r["bot"]))
+    if people is None:
+        people = _people(q, scope, [rows])
     return standings_table(rows, caption, scope, game, people)
 
 
-def _is_person(q: Queries, name: str) -> bool:
-    record = q.registered_bot(name)
-    return record is not None and record.kind == PERSON_KIND
+def _people(q: Queries, scope: str, tables: list[list[Wire]]) -> frozenset[str]:
+    """The people's ladder links each person to their own page: who of its
+    lines is a person, in one read of the store for every table given (a
+    read per line made a page of a thousand lines a thousand reads)."""
+    if scope != PEOPLE:
+        return frozenset()
+    return frozenset(q.store.people_among({r["bot"] for rows in tables for r in rows}))
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,9 @@ class LadderSet:
 def ladder_sections(request: web.Request, ladders: LadderSet, games: list[str]) -> str:
     """The set's section: its heading, then one section per game (in
     ``games`` order) holding that game's standings in a live container."""
+    q = request.app[QUERIES]
+    people = _people(q, ladders.scope, [q.standings(ladders.scope, g) for g in games])
+
     def one(game: str) -> str:
         own_id = f'id="{ladders.key}-{e(game)}" ' if ladders.game_ids else ""
         query = e(urlencode({"scope": ladders.scope, "game": game}))
@@ -70,7 +78,7 @@ def ladder_sections(request: web.Request, ladders: LadderSet, games: list[str]) 
                 f'aria-labelledby="h-{ladders.key}-{e(game)}">'
                 f'<h3 id="h-{ladders.key}-{e(game)}">{e(game_title(game))}</h3>'
                 f'<div id="{ladders.box}-{e(game)}" data-partial="/partials/standings?{query}">'
-                f'{standings_fragment(request, ladders.scope, game, several=True)}</div>'
+                f'{standings_fragment(request, ladders.scope, game, several=True, people=people)}</div>'
                 f'{ladders.footer(game) if ladders.footer else ""}</section>')
 
     set_id = f' id="{ladders.section_id}"' if ladders.section_id else ""

@@ -73,6 +73,27 @@ async def test_a_remote_token_cannot_take_the_name_of_a_bot_the_arena_started(ma
     await mine.close()
 
 
+async def test_the_name_of_a_bot_the_arena_started_stays_the_arenas_between_its_runs(
+        make_server):
+    """A hosted bot's run gives its token back when it stops; the next run
+    gets a new one. In between, the name is still not a remote token's."""
+    server = await make_server()
+    token = server.local_token("mybot")
+    mine = await SpecBot().connect(server.port)
+    assert (await mine.hello(token, None))["bot"] == "mybot"
+    await mine.close()
+    server.local_tokens.revoke(token)  # the run stopped
+    await server.writer.flush()
+    impostor = await SpecBot().connect(server.port)
+    await impostor.send({"type": "hello", "protocol": 1, "token": "other", "name": "mybot"})
+    error = (await impostor.closed_after())[-1]
+    assert error["code"] == "auth_failed" and "mybot" in error["message"], error
+    assert "arena starts" in error["message"], error
+    again = await SpecBot().connect(server.port)  # the next run, with its own token
+    assert (await again.hello(server.local_token("mybot"), None))["bot"] == "mybot"
+    await again.close()
+
+
 # -- re-seating and leaving ------------------------------------------------------
 @pytest.mark.parametrize("encoding", ENCODINGS)
 async def test_after_match_end_a_connection_is_seated_again(make_server, encoding):

@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
+
 from arena.app import Arena
 from arena.auth import hash_token
 from arena.server.config import ServerConfig
 from arena.server.server import ArenaServer
 from arena.storage import open_store
-from arena.storage.base import Store
+from arena.storage.base import ScheduledMatch, Store, TournamentStatus
 from arena.tournament.challenge import ChallengeLimits
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import create_or_load
@@ -129,6 +131,42 @@ async def until(check: Callable[[], Any], timeout_s: float = 120.0,
             if result:
                 return result
             await asyncio.sleep(every_s)
+
+
+async def create_tournament(nodes: Nodes, tournament_id: str, config: dict[str, Any],
+                            admin_token: str, *, node: int = 0) -> dict[str, Any]:
+    """Create the tournament ``config`` as ``tournament_id`` through node
+    ``node``'s web app (started with ``web=...``), as the admin; the
+    tournament the API answers with."""
+    async with aiohttp.ClientSession() as http:
+        async with http.post(f"{nodes.web(node)}/api/tournaments",
+                             params={"id": tournament_id}, json=config,
+                             headers={"Authorization": f"Bearer {admin_token}"}) as r:
+            assert r.status == 201, await r.text()
+            return (await r.json())["tournament"]  # type: ignore[no-any-return]
+
+
+async def paired(store: Store, tournament_id: str,
+                 timeout_s: float = 30.0) -> list[ScheduledMatch]:
+    """The tournament's schedule, once a director has written it (a Swiss
+    round is paired when the tournament starts)."""
+    schedule: list[ScheduledMatch] = await until(lambda: store.get_schedule(tournament_id),
+                                                 timeout_s)
+    return schedule
+
+
+async def create_and_pair(nodes: Nodes, tournament_id: str, config: dict[str, Any],
+                          admin_token: str, *, timeout_s: float = 30.0) -> list[ScheduledMatch]:
+    """Create the tournament through node 0's web app and wait for its
+    schedule: what it deals to whom, before any bot connects."""
+    await create_tournament(nodes, tournament_id, config, admin_token)
+    return await paired(nodes.stores[0], tournament_id, timeout_s)
+
+
+async def until_finished(store: Store, tournament_id: str, timeout_s: float = 120.0) -> None:
+    """Wait until the tournament is over (every slot played)."""
+    await until(lambda: store.get_tournament(tournament_id).status
+                is TournamentStatus.FINISHED, timeout_s)
 
 
 @dataclass

@@ -13,10 +13,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from arena.storage.base import TournamentStatus
 from protocol.sdk.client import BotClient
 
-from .arenas import Bots, arena_nodes
+from .arenas import Bots, arena_nodes, create_tournament, until_finished
 
 ADMIN = "admin-token-for-gathering"
 CUP = {"name": "gather cup", "game": "muushig", "seed": 17, "duplicate": True,
@@ -42,13 +41,8 @@ async def test_a_movable_bot_is_moved_to_the_node_its_slot_needs(pg_url) -> None
         south = _client(nodes.arenas[1].port, "south", reveals["south"], follow_moves=True)
         bots = Bots.start([north, south])
         try:
-            async with aiohttp.ClientSession() as http:
-                response = await http.post(f"{nodes.web(0)}/api/tournaments?id=gather", json=CUP,
-                                           headers={"Authorization": f"Bearer {ADMIN}"})
-                assert response.status == 201, await response.text()
-            async with asyncio.timeout(120):
-                while store.get_tournament("gather").status is not TournamentStatus.FINISHED:
-                    await asyncio.sleep(0.1)
+            await create_tournament(nodes, "gather", CUP, ADMIN)
+            await until_finished(store, "gather")
             played = sorted(s.match_id for s in store.get_schedule("gather"))
             async with asyncio.timeout(30):  # the reveals follow the last match_end
                 while any(sorted(r) != played for r in reveals.values()):
@@ -69,11 +63,8 @@ async def test_a_bot_that_did_not_say_movable_is_left_where_it_is(pg_url) -> Non
         south = _client(nodes.arenas[1].port, "south", [])
         bots = Bots.start([_client(nodes.arenas[0].port, "north", []), south])
         try:
+            await create_tournament(nodes, "stay", CUP, ADMIN)
             async with aiohttp.ClientSession() as http:
-                response = await http.post(f"{nodes.web(0)}/api/tournaments?id=stay", json=CUP,
-                                           headers={"Authorization": f"Bearer {ADMIN}"})
-                assert response.status == 201, await response.text()
-
                 async def waiting() -> dict[str, Any]:
                     async with http.get(f"{nodes.web(0)}/api/tournaments/stay") as r:
                         return (await r.json())["tournament"].get("waiting") or {}

@@ -8,12 +8,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import aiohttp
 import pytest
 
-from arena.storage.base import TournamentStatus
-
-from .arenas import Bots, arena_nodes, pair_on
+from .arenas import Bots, arena_nodes, create_tournament, pair_on, until_finished
 from .nodes import assert_each_slot_once
 
 ADMIN = "admin-token-for-nodes"
@@ -44,14 +41,8 @@ async def test_a_slot_whose_bots_moved_away_is_played_where_they_went(pg_url) ->
         node_a.play_match = move_then_play  # type: ignore[method-assign]
         bots["here"] = pair_on(node_a.port)
         try:
-            async with aiohttp.ClientSession() as http:
-                response = await http.post(
-                    f"{nodes.web(0)}/api/tournaments?id=moving",
-                    json=CUP, headers={"Authorization": f"Bearer {ADMIN}"})
-                assert response.status == 201, await response.text()
-            async with asyncio.timeout(150):
-                while store.get_tournament("moving").status is not TournamentStatus.FINISHED:
-                    await asyncio.sleep(0.1)
+            await create_tournament(nodes, "moving", CUP, ADMIN)
+            await until_finished(store, "moving", timeout_s=150)
         finally:
             await bots["here"].stop()
             await nodes.stop()

@@ -4,7 +4,6 @@ the entrants are connected to, each slot once."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import pytest
@@ -12,7 +11,7 @@ import pytest
 from arena.storage.base import MatchStatus, TournamentRecord, TournamentStatus
 from arena.tournament.config import parse_config
 
-from .arenas import arena_nodes, pair_on
+from .arenas import arena_nodes, pair_on, until_finished
 from .nodes import assert_each_slot_once
 
 CONFIG = {"name": "remote cup", "game": "muushig", "seed": 3, "duplicate": True,
@@ -31,9 +30,7 @@ async def test_slots_go_to_the_node_where_their_remote_bots_are(pg_url):
             status=TournamentStatus.PENDING, created_at=time.time()), [])
         bots = pair_on(nodes.arenas[1].server.port)
         try:
-            async with asyncio.timeout(80):
-                while store.get_tournament("remote-cup").status is not TournamentStatus.FINISHED:
-                    await asyncio.sleep(0.1)
+            await until_finished(store, "remote-cup", timeout_s=80)
         finally:
             await bots.stop()
             await nodes.stop()

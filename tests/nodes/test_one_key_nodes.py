@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-import aiohttp
 import pytest
 
 from arena.storage.base import TournamentStatus
@@ -15,7 +14,7 @@ from arena.storage.deal_keys import DealKeyring
 from arena.tournament.verify import run_verify
 from protocol.deals import key_commitment
 
-from .arenas import arena_nodes, pair_on
+from .arenas import arena_nodes, create_tournament, pair_on
 from .nodes import assert_each_slot_once
 
 ADMIN = "admin-token-for-nodes"
@@ -32,12 +31,7 @@ async def test_an_http_tournament_on_three_nodes_has_one_key_and_verifies(pg_url
         store = nodes.stores[0]
         bots = None
         try:
-            async with aiohttp.ClientSession() as http:
-                response = await http.post(
-                    f"{nodes.web(0)}/api/tournaments?id=one-key",
-                    json=CUP, headers={"Authorization": f"Bearer {ADMIN}"})
-                assert response.status == 201, await response.text()
-                created = (await response.json())["tournament"]
+            created = await create_tournament(nodes, "one-key", CUP, ADMIN)
             published = created["config"]["deals"]["commitment"]
             assert published  # committed when created, before any match
             # The bots play on node 2 first, then move to node 3: two nodes deal.

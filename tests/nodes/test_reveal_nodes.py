@@ -15,13 +15,11 @@ import random
 from collections import defaultdict
 from typing import Any
 
-import aiohttp
 import pytest
 
-from arena.storage.base import TournamentStatus
 from protocol.sdk.client import BotClient
 
-from .arenas import Bots, arena_nodes
+from .arenas import Bots, arena_nodes, create_and_pair, until_finished
 
 ADMIN = "admin-token-for-reveals"
 NAMES = ("ann", "bob", "cat", "dan")
@@ -60,14 +58,7 @@ class Keeper:
 async def test_every_node_reveals_to_its_own_bots_that_played_the_deck_set(pg_url) -> None:
     async with arena_nodes(pg_url, ("node-a", "node-b"), web=(0,), admin_token=ADMIN) as nodes:
         store = nodes.stores[0]
-        async with aiohttp.ClientSession() as http:
-            response = await http.post(f"{nodes.web(0)}/api/tournaments?id=reveal-cup",
-                                       json=CUP, headers={"Authorization": f"Bearer {ADMIN}"})
-            assert response.status == 201, await response.text()
-        async with asyncio.timeout(30):  # the director pairs the round
-            while not store.get_schedule("reveal-cup"):
-                await asyncio.sleep(0.1)
-        schedule = store.get_schedule("reveal-cup")
+        schedule = await create_and_pair(nodes, "reveal-cup", CUP, ADMIN)  # the round paired
         tables = sorted({tuple(sorted(s.players)) for s in schedule})
         assert len(tables) == 2 and len({s.seed for s in schedule}) == 1  # one deck set
         keeper = Keeper()
@@ -76,9 +67,7 @@ async def test_every_node_reveals_to_its_own_bots_that_played_the_deck_set(pg_ur
                            for i, table in enumerate(tables)
                            for seed, name in enumerate(table)])
         try:
-            async with asyncio.timeout(120):
-                while store.get_tournament("reveal-cup").status is not TournamentStatus.FINISHED:
-                    await asyncio.sleep(0.1)
+            await until_finished(store, "reveal-cup")
             played = {s.match_id: s.players for s in store.get_schedule("reveal-cup")}
             expected = {name: {m for m, players in played.items() if name in players}
                         for name in NAMES}

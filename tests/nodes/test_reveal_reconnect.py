@@ -14,13 +14,11 @@ import asyncio
 import random
 from typing import Any
 
-import aiohttp
 import pytest
 
-from arena.storage.base import TournamentStatus
 from protocol.sdk.client import BotClient
 
-from .arenas import arena_nodes
+from .arenas import arena_nodes, create_and_pair, until_finished
 
 ADMIN = "admin-token-for-reconnects"
 CUP = {"name": "away cup", "game": "muushig", "seed": 5, "duplicate": True,
@@ -45,14 +43,7 @@ def _client(port: int, name: str, reveals: list[tuple[str, Any]], **kw: Any) -> 
 async def test_a_bot_away_when_its_reveal_lifted_gets_it_on_connecting_again(db_location):
     async with arena_nodes(db_location, ("solo",), web=(0,), admin_token=ADMIN) as nodes:
         store, port = nodes.stores[0], nodes.arenas[0].port
-        async with aiohttp.ClientSession() as http:
-            response = await http.post(f"{nodes.web(0)}/api/tournaments?id=away-cup", json=CUP,
-                                       headers={"Authorization": f"Bearer {ADMIN}"})
-            assert response.status == 201, await response.text()
-        async with asyncio.timeout(30):
-            while not store.get_schedule("away-cup"):
-                await asyncio.sleep(0.1)
-        schedule = store.get_schedule("away-cup")
+        schedule = await create_and_pair(nodes, "away-cup", CUP, ADMIN)
         first, second = sorted({tuple(sorted(s.players)) for s in schedule})
         rotations = sum(1 for s in schedule if tuple(sorted(s.players)) == first)
         reveals: dict[str, list[tuple[str, Any]]] = {n: [] for n in first + second}
@@ -66,9 +57,7 @@ async def test_a_bot_away_when_its_reveal_lifted_gets_it_on_connecting_again(db_
         tasks = [asyncio.create_task(c.run()) for c in later]
         back: list[BotClient] = []
         try:
-            async with asyncio.timeout(120):
-                while store.get_tournament("away-cup").status is not TournamentStatus.FINISHED:
-                    await asyncio.sleep(0.1)
+            await until_finished(store, "away-cup")
             played = {n: {s.match_id for s in store.get_schedule("away-cup") if n in s.players}
                       for n in reveals}
             # The first pair connects again, keeping the commitments it had.

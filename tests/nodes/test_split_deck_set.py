@@ -14,10 +14,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from arena.storage.base import TournamentStatus
 from protocol.sdk.client import BotClient
 
-from .arenas import Bots, arena_nodes
+from .arenas import Bots, arena_nodes, create_and_pair, until_finished
 
 ADMIN = "admin-token-for-split-sets"
 CUP = {"name": "split set", "game": "muushig", "seed": 13, "duplicate": True,
@@ -45,13 +44,7 @@ async def test_a_split_table_holds_its_deck_set_sealed_says_why_and_plays_once_j
                     assert r.status == 200
                     return (await r.json())["tournament"]
 
-            response = await http.post(f"{nodes.web(0)}/api/tournaments?id=split-set", json=CUP,
-                                       headers={"Authorization": f"Bearer {ADMIN}"})
-            assert response.status == 201, await response.text()
-            async with asyncio.timeout(30):
-                while not store.get_schedule("split-set"):
-                    await asyncio.sleep(0.1)
-            schedule = store.get_schedule("split-set")
+            schedule = await create_and_pair(nodes, "split-set", CUP, ADMIN)
             split, whole = sorted({tuple(sorted(s.players)) for s in schedule})
             reveals: dict[str, list[str]] = {n: [] for n in split + whole}
             # The whole table's bots on node B; the split table's one on each node.
@@ -97,10 +90,7 @@ async def test_a_split_table_holds_its_deck_set_sealed_says_why_and_plays_once_j
                 stays = bots.bots[3]
                 await stays.stop()
                 moved = Bots.start([_client(ports[0], split[1], reveals)])
-                async with asyncio.timeout(120):
-                    while store.get_tournament("split-set").status is not \
-                            TournamentStatus.FINISHED:
-                        await asyncio.sleep(0.1)
+                await until_finished(store, "split-set")
                 final = store.get_schedule("split-set")
                 owed = {n: sorted(s.match_id for s in final if n in s.players) for n in reveals}
                 async with asyncio.timeout(30):

@@ -8,6 +8,7 @@ import random
 import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import aiohttp
 from arena.app import Arena
 from arena.people import PeopleSettings
 from arena.server.config import ServerConfig
+from arena.storage import open_store
 from arena.storage.base import Store
 
 CARD = re.compile(r"^(?:10|[2-9JQKA])[SHDC]$|^[2-9TJQKA][shdcSHDC]$")
@@ -35,6 +37,41 @@ async def people_arena(tmp_path: Path, store: Store, settings: PeopleSettings = 
         yield arena, f"http://127.0.0.1:{arena.http_port}"
     finally:
         await arena.stop()
+
+
+@dataclass
+class Site:
+    """A started people's arena, the store it writes to, its web app's base
+    URL and an HTTP client for it."""
+
+    arena: Arena
+    store: Store
+    base: str
+    http: aiohttp.ClientSession
+
+    async def person(self, name: str) -> str:
+        """Register the person ``name``; their token."""
+        return await register(self.http, self.base, name)
+
+
+@asynccontextmanager
+async def people_site(tmp_path: Path, location: str | None = None,
+                      settings: PeopleSettings = FAST, *, store: Store | None = None,
+                      **config: Any) -> AsyncIterator[Site]:
+    """:func:`people_arena` on the store at ``location`` (default: a SQLite
+    file in ``tmp_path``), with an HTTP client. The store is opened here and
+    closed at the end, unless the test passes its own ``store`` (one store
+    across two arenas, a restart), which it then closes itself."""
+    db = location or str(tmp_path / "arena.db")
+    own = store is None
+    opened = open_store(db) if store is None else store
+    try:
+        async with people_arena(tmp_path, opened, settings, db=db, **config) as (arena, base), \
+                aiohttp.ClientSession() as http:
+            yield Site(arena, opened, base, http)
+    finally:
+        if own:
+            opened.close()
 
 
 async def register(http: aiohttp.ClientSession, base: str, name: str) -> str:

@@ -6,41 +6,36 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-import aiohttp
 import pytest
 
 from arena.people import PEOPLE
 from arena.storage.base import MatchStatus
-from arena.storage.sqlite import SqliteStore
-from tests.people.helpers import (assert_no_hidden_cards, hidden_cards, people_arena,
-                                  play_as_person, random_legal, register)
+from tests.people.helpers import (assert_no_hidden_cards, hidden_cards, people_site,
+                                  play_as_person, random_legal)
 
 
 @pytest.mark.parametrize("game", ["muushig", "thirteen"])
 async def test_a_person_plays_a_whole_match_over_http(tmp_path: Path, game: str) -> None:
-    store = SqliteStore(tmp_path / "arena.db")
-    try:
-        async with people_arena(tmp_path, store) as (arena, base), aiohttp.ClientSession() as http:
-            token = await register(http, base, "alice")
-            table, seen = await play_as_person(http, base, token, game,
-                                               random_legal(random.Random(7)))
-            kinds = [m["type"] for m in seen]
-            assert kinds[0] == "match_start" and kinds[-1] == "match_end"
-            start = seen[0]
-            assert start["seat"] == table["seat"] and start["players"][table["seat"]] == "alice"
-            # The person's own clock, not the bots' milliseconds.
-            assert start["limits"] == {"decision_ms": 20_000, "bank_ms": 20_000}
-            assert kinds.count("request") >= (10 if game == "thirteen" else 5)
-            record = store.get_match(table["match"])
-            assert record.status is MatchStatus.FINISHED
-            assert record.tournament_id == PEOPLE
-            assert record.latency_ms is not None and record.latency_ms[table["seat"]]
-            stored = [e.data for e in store.get_events(table["match"])]
-            hidden = hidden_cards(stored, table["seat"])
-            assert hidden and all(hidden.values())
-            assert assert_no_hidden_cards(seen, hidden) > 100
-    finally:
-        store.close()
+    async with people_site(tmp_path) as site:
+        store, base, http = site.store, site.base, site.http
+        token = await site.person("alice")
+        table, seen = await play_as_person(http, base, token, game,
+                                           random_legal(random.Random(7)))
+        kinds = [m["type"] for m in seen]
+        assert kinds[0] == "match_start" and kinds[-1] == "match_end"
+        start = seen[0]
+        assert start["seat"] == table["seat"] and start["players"][table["seat"]] == "alice"
+        # The person's own clock, not the bots' milliseconds.
+        assert start["limits"] == {"decision_ms": 20_000, "bank_ms": 20_000}
+        assert kinds.count("request") >= (10 if game == "thirteen" else 5)
+        record = store.get_match(table["match"])
+        assert record.status is MatchStatus.FINISHED
+        assert record.tournament_id == PEOPLE
+        assert record.latency_ms is not None and record.latency_ms[table["seat"]]
+        stored = [e.data for e in store.get_events(table["match"])]
+        hidden = hidden_cards(stored, table["seat"])
+        assert hidden and all(hidden.values())
+        assert assert_no_hidden_cards(seen, hidden) > 100
 
 
 def test_the_leak_check_catches_a_leak() -> None:

@@ -6,6 +6,7 @@ On both stores."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 import aiohttp
@@ -13,7 +14,7 @@ import pytest
 
 from arena.cli import main
 from arena.storage import open_store
-from tests.people.helpers import people_arena, register
+from tests.people.helpers import people_site
 from tests.server.rawbot import RawBot
 
 
@@ -23,30 +24,22 @@ async def _person_status(http: aiohttp.ClientSession, base: str, name: str) -> i
 
 
 async def test_http_registration_refuses_a_persons_name(tmp_path: Path, db_location: str) -> None:
-    store = open_store(db_location)
-    try:
-        async with people_arena(tmp_path, store, db=db_location) as (_, base), \
-                aiohttp.ClientSession() as http:
-            await register(http, base, "alice")
-            async with http.post(f"{base}/api/bots", json={"name": "alice"}) as r:
-                assert r.status == 409, await r.text()
-            assert store.get_bot("alice").kind == "person"  # type: ignore[union-attr]
-    finally:
-        store.close()
+    async with people_site(tmp_path, db_location) as site:
+        store, base, http = site.store, site.base, site.http
+        await site.person("alice")
+        async with http.post(f"{base}/api/bots", json={"name": "alice"}) as r:
+            assert r.status == 409, await r.text()
+        assert store.get_bot("alice").kind == "person"  # type: ignore[union-attr]
 
 
 async def test_a_person_cannot_take_a_registered_bots_name(tmp_path: Path,
                                                            db_location: str) -> None:
-    store = open_store(db_location)
-    try:
-        async with people_arena(tmp_path, store, db=db_location) as (_, base), \
-                aiohttp.ClientSession() as http:
-            async with http.post(f"{base}/api/bots", json={"name": "robo"}) as r:
-                assert r.status == 201, await r.text()
-            assert await _person_status(http, base, "robo") == 409
-            assert store.get_bot("robo").kind == "remote"  # type: ignore[union-attr]
-    finally:
-        store.close()
+    async with people_site(tmp_path, db_location) as site:
+        store, base, http = site.store, site.base, site.http
+        async with http.post(f"{base}/api/bots", json={"name": "robo"}) as r:
+            assert r.status == 201, await r.text()
+        assert await _person_status(http, base, "robo") == 409
+        assert store.get_bot("robo").kind == "remote"  # type: ignore[union-attr]
 
 
 def test_arena_bots_add_refuses_a_persons_name(db_location: str,
@@ -67,45 +60,36 @@ def test_arena_bots_add_refuses_a_persons_name(db_location: str,
 
 async def test_a_hello_on_an_open_server_cannot_take_a_persons_name(tmp_path: Path,
                                                                     db_location: str) -> None:
-    store = open_store(db_location)
-    try:
-        async with people_arena(tmp_path, store, db=db_location, open=True) as (arena, base), \
-                aiohttp.ClientSession() as http:
-            await register(http, base, "alice")
-            bot = await RawBot().connect(arena.port)
-            answer = await bot.hello(token="any-token-at-all", name="alice")
-            assert answer is not None and answer["type"] == "error", answer
-            assert answer["code"] == "auth_failed" and "person" in answer["message"]
-            assert await bot.recv() is None  # closed
-            # Another name is fine, and the person's record is untouched.
-            other = await RawBot().connect(arena.port)
-            welcome = await other.hello(token="any-token-at-all", name="alice-bot")
-            assert welcome is not None and welcome["type"] == "welcome", welcome
-            assert store.get_bot("alice").kind == "person"  # type: ignore[union-attr]
-    finally:
-        store.close()
+    async with people_site(tmp_path, db_location, open=True) as site:
+        arena, store = site.arena, site.store
+        await site.person("alice")
+        bot = await RawBot().connect(arena.port)
+        answer = await bot.hello(token="any-token-at-all", name="alice")
+        assert answer is not None and answer["type"] == "error", answer
+        assert answer["code"] == "auth_failed" and "person" in answer["message"]
+        assert await bot.recv() is None  # closed
+        # Another name is fine, and the person's record is untouched.
+        other = await RawBot().connect(arena.port)
+        welcome = await other.hello(token="any-token-at-all", name="alice-bot")
+        assert welcome is not None and welcome["type"] == "welcome", welcome
+        assert store.get_bot("alice").kind == "person"  # type: ignore[union-attr]
 
 
 async def test_a_person_cannot_take_the_name_of_a_bot_on_an_open_server(
         tmp_path: Path, db_location: str) -> None:
-    store = open_store(db_location)
-    try:
-        async with people_arena(tmp_path, store, db=db_location, open=True) as (arena, base), \
-                aiohttp.ClientSession() as http:
-            bot = await RawBot().connect(arena.port)
+    with contextlib.closing(open_store(db_location)) as store:
+        async with people_site(tmp_path, db_location, store=store, open=True) as site:
+            bot = await RawBot().connect(site.arena.port)
             welcome = await bot.hello(token="bobs-token", name="bob")
             assert welcome is not None and welcome["type"] == "welcome", welcome
-            assert await _person_status(http, base, "bob") == 409
+            assert await _person_status(site.http, site.base, "bob") == 409
             # The same bot comes back with its token after a restart of the
             # server: its name is still its own, still no person's.
-        async with people_arena(tmp_path, store, db=db_location, open=True) as (arena, base), \
-                aiohttp.ClientSession() as http:
-            assert await _person_status(http, base, "bob") == 409
-            again = await RawBot().connect(arena.port)
+        async with people_site(tmp_path, db_location, store=store, open=True) as site:
+            assert await _person_status(site.http, site.base, "bob") == 409
+            again = await RawBot().connect(site.arena.port)
             welcome = await again.hello(token="bobs-token", name="bob")
             assert welcome is not None and welcome["type"] == "welcome", welcome
-    finally:
-        store.close()
 
 
 async def test_a_person_who_takes_the_name_during_the_hello_wins(
@@ -113,31 +97,25 @@ async def test_a_person_who_takes_the_name_during_the_hello_wins(
     """The hello's check reads the store before the person's row is there
     (the person registers between the check and the bot's write): the
     store's key decides, and the bot is told and let go."""
-    from arena.storage.sqlite import SqliteStore
-
-    store = SqliteStore(tmp_path / "arena.db")
-    try:
-        async with people_arena(tmp_path, store, open=True) as (arena, base), \
-                aiohttp.ClientSession() as http:
-            await register(http, base, "alice")
-            real_get_bot = store.get_bot
-            monkeypatch.setattr(store, "get_bot",
-                                lambda name: None if name == "alice" else real_get_bot(name))
-            bot = await RawBot().connect(arena.port)
-            welcome = await bot.hello(token="early-token", name="alice")
-            assert welcome is not None and welcome["type"] == "welcome", welcome
-            closing = await bot.recv()
-            assert closing is not None and closing["type"] == "error", closing
-            assert closing["code"] == "auth_failed" and "person" in closing["message"]
-            assert await bot.recv() is None
-            monkeypatch.undo()
-            assert store.get_bot("alice").kind == "person"  # type: ignore[union-attr]
-            # The name is free of the bot's token again: the same hello is refused outright.
-            again = await RawBot().connect(arena.port)
-            answer = await again.hello(token="early-token", name="alice")
-            assert answer is not None and answer["code"] == "auth_failed", answer
-    finally:
-        store.close()
+    async with people_site(tmp_path, open=True) as site:
+        arena, store = site.arena, site.store
+        await site.person("alice")
+        real_get_bot = store.get_bot
+        monkeypatch.setattr(store, "get_bot",
+                            lambda name: None if name == "alice" else real_get_bot(name))
+        bot = await RawBot().connect(arena.port)
+        welcome = await bot.hello(token="early-token", name="alice")
+        assert welcome is not None and welcome["type"] == "welcome", welcome
+        closing = await bot.recv()
+        assert closing is not None and closing["type"] == "error", closing
+        assert closing["code"] == "auth_failed" and "person" in closing["message"]
+        assert await bot.recv() is None
+        monkeypatch.undo()
+        assert store.get_bot("alice").kind == "person"  # type: ignore[union-attr]
+        # The name is free of the bot's token again: the same hello is refused outright.
+        again = await RawBot().connect(arena.port)
+        answer = await again.hello(token="early-token", name="alice")
+        assert answer is not None and answer["code"] == "auth_failed", answer
 
 
 async def test_a_new_name_waits_while_the_store_takes_no_writes(
@@ -146,29 +124,23 @@ async def test_a_new_name_waits_while_the_store_takes_no_writes(
     asked to come back (``rate_limited``), and does so once the store
     writes again."""
     from arena.storage.base import StorageError
-    from arena.storage.sqlite import SqliteStore
-
-    store = SqliteStore(tmp_path / "arena.db")
-    try:
-        async with people_arena(tmp_path, store, open=True) as (arena, base), \
-                aiohttp.ClientSession() as http:
-            def full(name: str, **_: object) -> None:
-                raise StorageError("database or disk is full")
-            monkeypatch.setattr(store, "ensure_bot", full)
-            bot = await RawBot().connect(arena.port)
-            await bot.hello(token="patient", name="bolt")
-            closing = await bot.recv()
-            assert closing is not None and closing["code"] == "rate_limited", closing
-            assert closing.get("retry_after_s") == 5
-            assert await bot.recv() is None
-            assert store.get_bot("bolt") is None
-            monkeypatch.undo()
-            back = await RawBot().connect(arena.port)
-            welcome = await back.hello(token="patient", name="bolt")
-            assert welcome is not None and welcome["type"] == "welcome", welcome
-            async with asyncio.timeout(30):
-                while store.get_bot("bolt") is None:
-                    await asyncio.sleep(0.02)
-            assert await _person_status(http, base, "bolt") == 409
-    finally:
-        store.close()
+    async with people_site(tmp_path, open=True) as site:
+        arena, store, base, http = site.arena, site.store, site.base, site.http
+        def full(name: str, **_: object) -> None:
+            raise StorageError("database or disk is full")
+        monkeypatch.setattr(store, "ensure_bot", full)
+        bot = await RawBot().connect(arena.port)
+        await bot.hello(token="patient", name="bolt")
+        closing = await bot.recv()
+        assert closing is not None and closing["code"] == "rate_limited", closing
+        assert closing.get("retry_after_s") == 5
+        assert await bot.recv() is None
+        assert store.get_bot("bolt") is None
+        monkeypatch.undo()
+        back = await RawBot().connect(arena.port)
+        welcome = await back.hello(token="patient", name="bolt")
+        assert welcome is not None and welcome["type"] == "welcome", welcome
+        async with asyncio.timeout(30):
+            while store.get_bot("bolt") is None:
+                await asyncio.sleep(0.02)
+        assert await _person_status(http, base, "bolt") == 409

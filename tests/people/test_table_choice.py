@@ -13,8 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from arena.storage.sqlite import SqliteStore
-from tests.people.helpers import people_arena, register
+from tests.people.helpers import people_site
 from tests.server.rawbot import RawBot
 
 # An open server (any token); nobody is matched with house bots while
@@ -64,99 +63,79 @@ async def _choices(http: aiohttp.ClientSession, base: str, game: str) -> Any:
 
 
 async def test_the_choices_list_house_strengths_and_opted_in_bots_only(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "arena.db")
-    try:
-        async with people_arena(tmp_path, store, **QUIET) as (arena, base), \
-                aiohttp.ClientSession() as http:
-            await _bot(arena.port, "willing", people=True)
-            await _bot(arena.port, "shy", people=False)
-            await _bot(arena.port, "other-game", people=True, game="thirteen")
-            await _in_lobby(arena, {"willing", "shy", "other-game"})
-            choices = await _choices(http, base, "muushig")
-            assert [b["bot"] for b in choices["lobby"]] == ["willing"]
-            house = {h["strategy"]: h for h in choices["house"]}
-            assert set(house) == {"random", "heuristic"}
-            assert house["random"]["strength"] < house["heuristic"]["strength"]
-            assert house["heuristic"]["default"] and not house["random"]["default"]
-            thirteen = await _choices(http, base, "thirteen")
-            assert [b["bot"] for b in thirteen["lobby"]] == ["other-game"]
-            assert {h["strategy"] for h in thirteen["house"]} == {"random", "strong"}
-    finally:
-        store.close()
+    async with people_site(tmp_path, **QUIET) as site:
+        arena, base, http = site.arena, site.base, site.http
+        await _bot(arena.port, "willing", people=True)
+        await _bot(arena.port, "shy", people=False)
+        await _bot(arena.port, "other-game", people=True, game="thirteen")
+        await _in_lobby(arena, {"willing", "shy", "other-game"})
+        choices = await _choices(http, base, "muushig")
+        assert [b["bot"] for b in choices["lobby"]] == ["willing"]
+        house = {h["strategy"]: h for h in choices["house"]}
+        assert set(house) == {"random", "heuristic"}
+        assert house["random"]["strength"] < house["heuristic"]["strength"]
+        assert house["heuristic"]["default"] and not house["random"]["default"]
+        thirteen = await _choices(http, base, "thirteen")
+        assert [b["bot"] for b in thirteen["lobby"]] == ["other-game"]
+        assert {h["strategy"] for h in thirteen["house"]} == {"random", "strong"}
 
 
 async def test_a_person_picks_house_bots_of_a_strength_and_no_lobby_bot_sits(
         tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "arena.db")
-    try:
-        async with people_arena(tmp_path, store, **QUIET) as (arena, base), \
-                aiohttp.ClientSession() as http:
-            await _bot(arena.port, "willing", people=True)
-            await _in_lobby(arena, {"willing"})
-            token = await register(http, base, "bolor")
-            status, table = await _sit(http, base, token, "muushig",
-                                       {"opponents": "house", "house": "random"})
-            assert status == 200, table
-            others = [p for i, p in enumerate(table["players"]) if i != table["seat"]]
-            assert others and all(p.startswith("house-random-") for p in others), others
-            assert "willing" in arena.server.lobby.idle_bots()  # still waiting, not seated
-    finally:
-        store.close()
+    async with people_site(tmp_path, **QUIET) as site:
+        arena, base, http = site.arena, site.base, site.http
+        await _bot(arena.port, "willing", people=True)
+        await _in_lobby(arena, {"willing"})
+        token = await site.person("bolor")
+        status, table = await _sit(http, base, token, "muushig",
+                                   {"opponents": "house", "house": "random"})
+        assert status == 200, table
+        others = [p for i, p in enumerate(table["players"]) if i != table["seat"]]
+        assert others and all(p.startswith("house-random-") for p in others), others
+        assert "willing" in arena.server.lobby.idle_bots()  # still waiting, not seated
 
 
 async def test_a_person_picks_an_opted_in_bot_by_name(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "arena.db")
-    try:
-        async with people_arena(tmp_path, store, **QUIET) as (arena, base), \
-                aiohttp.ClientSession() as http:
-            first = await _bot(arena.port, "first", people=True)
-            await _bot(arena.port, "second", people=True)
-            await _in_lobby(arena, {"first", "second"})
-            token = await register(http, base, "temuulen")
-            status, table = await _sit(http, base, token, "muushig",
-                                       {"opponents": "lobby", "bots": ["second"]})
-            assert status == 200, table
-            assert "second" in table["players"] and "first" not in table["players"]
-            assert "first" in arena.server.lobby.idle_bots()
-            assert first.seen[-1]["type"] == "welcome"  # nothing sent to the bot not picked
-    finally:
-        store.close()
+    async with people_site(tmp_path, **QUIET) as site:
+        arena, base, http = site.arena, site.base, site.http
+        first = await _bot(arena.port, "first", people=True)
+        await _bot(arena.port, "second", people=True)
+        await _in_lobby(arena, {"first", "second"})
+        token = await site.person("temuulen")
+        status, table = await _sit(http, base, token, "muushig",
+                                   {"opponents": "lobby", "bots": ["second"]})
+        assert status == 200, table
+        assert "second" in table["players"] and "first" not in table["players"]
+        assert "first" in arena.server.lobby.idle_bots()
+        assert first.seen[-1]["type"] == "welcome"  # nothing sent to the bot not picked
 
 
 async def test_a_bot_that_did_not_opt_in_is_never_seated_with_a_person(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "arena.db")
-    try:
-        async with people_arena(tmp_path, store, **QUIET) as (arena, base), \
-                aiohttp.ClientSession() as http:
-            await _bot(arena.port, "shy", people=False)
-            await _in_lobby(arena, {"shy"})
-            token = await register(http, base, "ganaa")
-            # Asked for by name, or any lobby bot: refused, with the reason.
-            status, answer = await _sit(http, base, token, "muushig",
-                                        {"opponents": "lobby", "bots": ["shy"]})
-            assert status == 409 and "shy" in answer["error"]["message"], answer
-            status, answer = await _sit(http, base, token, "muushig", {"opponents": "lobby"})
-            assert status == 409 and "opted in" in answer["error"]["message"], answer
-            # The default (lobby bots that opted in first, then house bots).
-            status, table = await _sit(http, base, token, "muushig", None)
-            assert status == 200, table
-            assert "shy" not in table["players"]
-            assert "shy" in arena.server.lobby.idle_bots()
-    finally:
-        store.close()
+    async with people_site(tmp_path, **QUIET) as site:
+        arena, base, http = site.arena, site.base, site.http
+        await _bot(arena.port, "shy", people=False)
+        await _in_lobby(arena, {"shy"})
+        token = await site.person("ganaa")
+        # Asked for by name, or any lobby bot: refused, with the reason.
+        status, answer = await _sit(http, base, token, "muushig",
+                                    {"opponents": "lobby", "bots": ["shy"]})
+        assert status == 409 and "shy" in answer["error"]["message"], answer
+        status, answer = await _sit(http, base, token, "muushig", {"opponents": "lobby"})
+        assert status == 409 and "opted in" in answer["error"]["message"], answer
+        # The default (lobby bots that opted in first, then house bots).
+        status, table = await _sit(http, base, token, "muushig", None)
+        assert status == 200, table
+        assert "shy" not in table["players"]
+        assert "shy" in arena.server.lobby.idle_bots()
 
 
 async def test_a_choice_that_cannot_be_is_refused_with_what_can(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "arena.db")
-    try:
-        async with people_arena(tmp_path, store, **QUIET) as (_, base), \
-                aiohttp.ClientSession() as http:
-            token = await register(http, base, "dulmaa")
-            for choice, says in [({"opponents": "house", "house": "strong"}, "heuristic"),
-                                 ({"opponents": "everyone"}, "house"),
-                                 ({"opponents": "lobby", "bots": "x"}, "list"),
-                                 ({"opponents": "house", "bots": ["x"]}, "lobby")]:
-                status, answer = await _sit(http, base, token, "muushig", choice)
-                assert status == 400 and says in answer["error"]["message"], (choice, answer)
-    finally:
-        store.close()
+    async with people_site(tmp_path, **QUIET) as site:
+        base, http = site.base, site.http
+        token = await site.person("dulmaa")
+        for choice, says in [({"opponents": "house", "house": "strong"}, "heuristic"),
+                             ({"opponents": "everyone"}, "house"),
+                             ({"opponents": "lobby", "bots": "x"}, "list"),
+                             ({"opponents": "house", "bots": ["x"]}, "lobby")]:
+            status, answer = await _sit(http, base, token, "muushig", choice)
+            assert status == 400 and says in answer["error"]["message"], (choice, answer)
