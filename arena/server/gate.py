@@ -142,12 +142,18 @@ class BotGate:
             holder = self.store.open_name_owner(name, epoch)
         except StorageError:
             raise HelloRefused(_STORE_DOWN) from None
-        if holder is not None and holder != token_hash:
-            raise IdentityError(_taken(name, holder))
         if record is not None:
             problem = stored_name_problem(record, token_hash)
             if problem is not None:
                 raise IdentityError(problem)
+            if record.token_hash == token_hash:
+                # The token registered for the name owns it in the bots
+                # table, which every process reads: no open claim is needed,
+                # and the arena's hold on the name of a bot it also hosts
+                # keeps impostors out, not the bot's owner.
+                return
+        if holder is not None and holder != token_hash:
+            raise IdentityError(_taken(name, holder))
         if self.writer is None:  # no writer thread (the gate alone, in tests)
             if record is None:
                 self._stored(name, token_hash, self.store.ensure_bot(name))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.auth import hash_token
 from arena.storage.base import MatchStatus
 from tests.conformance_server.conftest import directed, joined
 from tests.conformance_server.test_framing import refused
@@ -92,6 +93,24 @@ async def test_the_name_of_a_bot_the_arena_started_stays_the_arenas_between_its_
     again = await SpecBot().connect(server.port)  # the next run, with its own token
     assert (await again.hello(server.local_token("mybot"), None))["bot"] == "mybot"
     await again.close()
+
+
+async def test_a_registered_bot_the_arena_also_hosts_keeps_its_own_token(make_server):
+    """The arena holding a hosted bot's name between its runs keeps
+    impostors out, not the bot's owner: the token registered for the name
+    still says hello under it (one bot, run by the arena or by its author)."""
+    server = await make_server()
+    server.store.add_bot("ownbot", hash_token("own-secret"))
+    token = server.local_token("ownbot")  # a hosted run of it
+    server.local_tokens.revoke(token)  # ... that stopped
+    await server.writer.flush()
+    owner = await SpecBot().connect(server.port)
+    assert (await owner.hello("own-secret", "ownbot"))["bot"] == "ownbot"
+    await owner.close()
+    impostor = await SpecBot().connect(server.port)
+    await impostor.send({"type": "hello", "protocol": 1, "token": "other", "name": "ownbot"})
+    error = (await impostor.closed_after())[-1]
+    assert error["code"] == "auth_failed" and "ownbot" in error["message"], error
 
 
 # -- re-seating and leaving ------------------------------------------------------
