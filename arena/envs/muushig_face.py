@@ -41,7 +41,7 @@ from arena.games.muushig.state import HandState
 
 # Action index = code + the base of the pending stage (DECIDE, EXCHANGE,
 # TAKE, PLAY): the take code of "decline" is -1, so take's base is one on.
-BASES = (DECIDE_BASE, EXCHANGE_BASE, TAKE_BASE + 1, PLAY_BASE)
+BASES: Final = (DECIDE_BASE, EXCHANGE_BASE, TAKE_BASE + 1, PLAY_BASE)
 
 # A row is described in native ints (``RowParts``) before any array is
 # written: the features that move every step as three words of bits over
@@ -57,27 +57,26 @@ _M32: Final = 0xFFFF_FFFF
 _M33: Final = 0x1_FFFF_FFFF
 _FLAGS: Final = 128  # the column of word 2's bit 0
 # The chunk that holds each stage's first action index (take's is decline).
-_CHUNK_OF = (DECIDE_BASE // CHUNK, EXCHANGE_BASE // CHUNK, TAKE_BASE // CHUNK, PLAY_BASE // CHUNK)
+_CHUNK_OF: Final = (DECIDE_BASE // CHUNK, EXCHANGE_BASE // CHUNK, TAKE_BASE // CHUNK, PLAY_BASE // CHUNK)
 
 
 class RowParts:
-    """Rows described in native ints, appended row after row: per row,
-    ``WORDS`` words of feature bits then (if its mask is asked) ``WORDS``
-    chunks of legal actions in ``words``, the row of its kept template in
-    ``templates``, and the other features' values at flat positions
-    (``at``, ``values``; the row's first column at the offset given)."""
+    """Rows described in ints, appended row after row: per row, ``WORDS``
+    words of feature bits (unsigned 64-bit) then (if its mask is asked)
+    ``WORDS`` chunks of legal actions in ``words``, and the features not
+    kept in its seat's template that are not bits, as values at flat
+    positions (``at``, ``values``; the row's first column at the offset
+    given). The row's base is the kept template of the seat described."""
 
-    __slots__ = ("words", "templates", "at", "values")
+    __slots__ = ("words", "at", "values")
 
     def __init__(self) -> None:
         self.words: list[int] = []
-        self.templates: list[int] = []
         self.at: list[int] = []
         self.values: list[float] = []
 
     def clear(self) -> None:
         self.words = []
-        self.templates = []
         self.at = []
         self.values = []
 
@@ -87,10 +86,9 @@ class MuushigFace:
 
     ``templates``: where the per-seat kept features live, one row per seat
     (a vector environment gives each table its rows of one array, so it
-    gathers all tables' templates at once); ``first`` is the first of
-    those rows in the array the descriptions name."""
+    gathers all tables' templates at once)."""
 
-    def __init__(self, codec: MuushigCodec, templates: np.ndarray | None = None, first: int = 0) -> None:
+    def __init__(self, codec: MuushigCodec, templates: np.ndarray | None = None) -> None:
         self.n_seats = codec.n_seats
         self.n_rounds = codec.n_rounds
         self.max_hands = codec.max_hands
@@ -104,7 +102,11 @@ class MuushigFace:
             templates = np.zeros((n, N_FEATURES), dtype=np.float32)
         self._store: list[Any] = row_views(templates)
         self._zeros: Any = memoryview(array("f", bytes(4 * N_FEATURES)))
-        self.first = first
+        # The cards of the hand's finished tricks, as a mask: the same for
+        # every seat, so kept once per table and brought up to date here.
+        self._played_hand: HandState | None = None
+        self._played_count = 0
+        self._played_bits = 0
         self._templates: list[_Template | None] = [None] * n
         self._rel = [[(seat, (seat - me) % n) for seat in range(n)] for me in range(n)]
         self._rel_of = [[(seat - me) % n for seat in range(n)] for me in range(n)]
@@ -179,11 +181,19 @@ class MuushigFace:
             self._tricks_since(e, me, kept)
         if settled and not kept.settled:
             self._settle(e, me, kept)
-        out.templates.append(self.first + me)
         # What changes between two decisions of the same template.
         trick = 0  # word 1: columns 64-127
         for _, c in hand.trick:
             trick |= 1 << (_TRICK - 64 + c)
+        played = hand.played
+        if self._played_hand is not hand:
+            self._played_hand, self._played_count, self._played_bits = hand, 0, 0
+        if self._played_count != len(played):
+            bits = self._played_bits
+            for _, cards, _ in played[self._played_count:]:
+                for _, c in cards:
+                    bits |= 1 << c
+            self._played_bits, self._played_count = bits, len(played)
         flags = 0  # bit k: column _FLAGS + k
         at, values = out.at, out.values
         to_act = e.current_seat
@@ -203,13 +213,17 @@ class MuushigFace:
                 done = exchanges[seat]
                 at.append(o + _EXCHANGES + rel)
                 values.append(-1.0 if done is None else done / HAND_SIZE)
-        at.append(o + _SCALARS)
-        values.append((len(hand.stock) - hand.stock_drawn) / 32)
+            # Cards are drawn from the stock only while exchanging: once
+            # settled, the template holds its count.
+            at.append(o + _SCALARS)
+            values.append((len(hand.stock) - hand.stock_drawn) / 32)
         if hand.face_up_taken:
             flags |= 1 << (_SCALARS + 2 - _FLAGS)
         words = out.words
         words.append(hand.hands[me] << _CARDS)  # word 0: columns 0-63
-        words.append(trick)
+        # Columns 96-127, the finished tricks' cards: the word's top bits,
+        # so it may pass 2**63 (a Python int; NumPy reads it as uint64).
+        words.append(trick | self._played_bits << (_PLAYED - 64))
         words.append(flags)
 
     # Per seat, the features that change only when a trick ends, a hand or
@@ -232,14 +246,11 @@ class MuushigFace:
         return kept
 
     def _tricks_since(self, e: MuushigEngine, me: int, kept: _Template) -> None:
-        """The tricks finished since: their cards; the winner's score and
-        tricks (a trick changes no other seat's), all seats' after the last
+        """The tricks finished since: the winner's score and tricks (a trick changes no other seat's), all seats' after the last
         trick (the muushig bonus)."""
         x, hand = kept.features, e.hand
         played, rel, scores, tricks = hand.played, self._rel_of[me], e.scores, hand.tricks
-        for _, cards, winner in played[kept.played:]:
-            for _, c in cards:
-                x[_PLAYED + c] = 1.0
+        for _, _, winner in played[kept.played:]:
             x[_SCORES + rel[winner]] = scores[winner] / START_SCORE
             x[_TRICKS + rel[winner]] = tricks[winner] / HAND_SIZE
         kept.played = len(played)
@@ -253,6 +264,7 @@ class MuushigFace:
             x[_STATUS + 3 * rel + status[seat]] = 1.0
             done = exchanges[seat]
             x[_EXCHANGES + rel] = -1.0 if done is None else done / HAND_SIZE
+        x[_SCALARS] = (len(hand.stock) - hand.stock_drawn) / 32
         kept.settled = True
 
     def _scores_and_tricks(self, e: MuushigEngine, me: int, x: Any) -> None:

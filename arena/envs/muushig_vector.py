@@ -71,8 +71,10 @@ class MuushigVectorEnv:
         # Every table's per-seat kept features, one row per (table, seat):
         # a step gathers the acting seats' rows into ``obs`` at once.
         self._templates = np.zeros((num_envs * n_seats, N_FEATURES), dtype=np.float32)
-        self._faces = [MuushigFace(codec, self._templates[i * n_seats:(i + 1) * n_seats], i * n_seats)
+        self._faces = [MuushigFace(codec, self._templates[i * n_seats:(i + 1) * n_seats])
                        for i in range(num_envs)]
+        self._first_template = np.arange(num_envs, dtype=np.int64) * n_seats
+        self._template_rows = np.zeros(num_envs, dtype=np.int64)
         self._obs = np.zeros((num_envs, N_FEATURES), dtype=np.float32)
         self._mask = np.zeros((num_envs, N_ACTIONS), dtype=np.int8)
         self._seat = np.zeros(num_envs, dtype=np.int64)
@@ -196,13 +198,14 @@ class MuushigVectorEnv:
         gathered, the words' bits added where the templates hold zeros,
         the values put in place, the masks' chunks unpacked."""
         n = self.num_envs
-        np.take(self._templates, parts.templates, axis=0, out=self._obs)
-        words = np.array(parts.words, dtype="<i8")
+        self._seat[:] = self._seats
+        np.add(self._first_template, self._seat, out=self._template_rows)
+        np.take(self._templates, self._template_rows, axis=0, out=self._obs)
+        words = np.array(parts.words, dtype="<u8")
         bits = np.unpackbits(words.view(np.uint8), bitorder="little").reshape(n, 2 * WORDS, 64)
         self._obs += bits[:, :WORDS].reshape(n, 64 * WORDS)[:, :N_FEATURES]
         self._obs_flat[parts.at] = parts.values
         self._mask_chunks[...] = bits[:, WORDS:, :CHUNK]
-        self._seat[:] = self._seats
 
 
 def vector_env(num_envs: int, *, seed: int | None = None, copy: bool = True, **rules: Any) -> MuushigVectorEnv:
