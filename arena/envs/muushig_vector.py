@@ -200,7 +200,9 @@ class MuushigVectorEnv:
         n = self.num_envs
         self._seat[:] = self._seats
         np.add(self._first_template, self._seat, out=self._template_rows)
-        np.take(self._templates, self._template_rows, axis=0, out=self._obs)
+        # mode="clip": the rows are in range, and "raise" would gather into
+        # a buffer first and copy it (three times the cost).
+        np.take(self._templates, self._template_rows, axis=0, out=self._obs, mode="clip")
         words = np.array(parts.words, dtype="<u8")
         bits = np.unpackbits(words.view(np.uint8), bitorder="little").reshape(n, 2 * WORDS, 64)
         self._obs += bits[:, :WORDS].reshape(n, 64 * WORDS)[:, :N_FEATURES]
