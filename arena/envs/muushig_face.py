@@ -7,7 +7,9 @@ seat's state dict and legal strings only to turn them back into the
 numbers the engine holds, and cost about 90 % of an environment step. This
 face reads the same numbers from the engine directly -- the seat's own
 card mask, the public table state, the fast API's legal codes -- and
-writes them into fresh rows (:class:`~arena.envs.codec.Rows`). What it may
+describes the row in ints (:class:`RowParts`), which the single
+environment writes into fresh rows (:class:`~arena.envs.codec.Rows`) and
+the vector environment into all tables' rows at once. What it may
 read is what ``arena.games.muushig.views.observe`` puts in that seat's
 view and nothing else (another seat's hand, the stock's order and the
 discards are never touched); ``tests/envs/test_env_faces.py`` holds it equal

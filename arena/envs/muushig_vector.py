@@ -13,11 +13,14 @@ The single environment (``muushig.env()``) pays PettingZoo's turn
 bookkeeping, two fresh NumPy rows and a Python-level loop around every
 decision: together several times the engine's own step. Here one call
 steps every table once: each table's action is applied as an engine code,
-and the acting seat's observation and mask are written into arrays made
-once, by the same :class:`~arena.envs.muushig_face.MuushigFace` that
-writes the single environment's, so a table's row is exactly the
-observation the single environment gives that seat. The loop is compiled
-with the engine (``setup.py``'s ``HOT_MODULES``).
+and the acting seat's observation and mask are described by the same
+:class:`~arena.envs.muushig_face.MuushigFace` that describes the single
+environment's (its kept template, words of bits, a few values, the legal
+actions in chunks of bits), so a table's row is exactly the observation
+the single environment gives that seat. All tables' rows are then written
+at once in NumPy (a gather, an unpack of the bits, an add, a scatter):
+stores item by item from the loop cost as much as the engine's step. The
+loop is compiled with the engine (``setup.py``'s ``HOT_MODULES``).
 
 Every seat of every table is played by the caller (no house bots): ``seat``
 says whose decision each row is, counted as the engine counts seats; the
@@ -159,7 +162,8 @@ class MuushigVectorEnv:
         for i in range(n):
             a = chosen[i]
             if not 0 <= a < N_ACTIONS or not (words[(2 * i + 1) * WORDS + a // CHUNK] >> (a % CHUNK)) & 1:
-                allowed = np.flatnonzero(self._mask[i]).tolist()
+                at = (2 * i + 1) * WORDS
+                allowed = [b for b in range(N_ACTIONS) if (words[at + b // CHUNK] >> (b % CHUNK)) & 1]
                 raise IllegalChoiceError(f"table {i}: action {a} is not legal now; its mask allows {allowed}")
         return chosen
 
