@@ -234,17 +234,28 @@ class MuushigFace:
     def _template(self, e: MuushigEngine, me: int) -> _Template:
         hand, rounds = e.hand, self.n_rounds
         x = self._store[me]
+        # A fresh row: zeroed at once, so a zero is not stored again (each
+        # store is a call through the buffer protocol).
         x[0:N_FEATURES] = self._zeros
         x[_FACE_UP + hand.face_up] = 1.0
         x[_TRUMP + hand.trump] = 1.0
         x[_DEALER + (e.dealer - me) % self.n_seats] = 1.0
-        stars = e.stars
+        stars, scores, tricks = e.stars, e.scores, hand.tricks
         for seat, rel in self._rel[me]:
-            x[_STARS + rel] = stars[seat] / rounds
-        x[_SCALARS + 3] = min(e.round_number, rounds - 1) / rounds
+            if stars[seat]:
+                x[_STARS + rel] = stars[seat] / rounds
+            if scores[seat]:
+                x[_SCORES + rel] = scores[seat] / START_SCORE
+            if tricks[seat]:
+                x[_TRICKS + rel] = tricks[seat] / HAND_SIZE
+        if e.round_number:
+            x[_SCALARS + 3] = min(e.round_number, rounds - 1) / rounds
         x[_SCALARS + 4] = e.hand_number / self.max_hands
-        self._scores_and_tricks(e, me, x)
-        kept = self._templates[me] = _Template(hand, e.round_number, x)
+        kept = self._templates[me]
+        if kept is None:
+            kept = self._templates[me] = _Template(hand, e.round_number, x)
+        else:  # the seat's template object kept from hand to hand
+            kept.hand, kept.round, kept.played, kept.settled = hand, e.round_number, 0, False
         return kept
 
     def _tricks_since(self, e: MuushigEngine, me: int, kept: _Template) -> None:
@@ -262,11 +273,13 @@ class MuushigFace:
     def _settle(self, e: MuushigEngine, me: int, kept: _Template) -> None:
         x, hand = kept.features, e.hand
         status, exchanges = hand.status, hand.exchanges
-        for seat, rel in self._rel[me]:
+        for seat, rel in self._rel[me]:  # into the fresh row's zeros, once a hand
             x[_STATUS + 3 * rel + status[seat]] = 1.0
             done = exchanges[seat]
-            x[_EXCHANGES + rel] = -1.0 if done is None else done / HAND_SIZE
-        x[_SCALARS] = (len(hand.stock) - hand.stock_drawn) / 32
+            if done != 0:
+                x[_EXCHANGES + rel] = -1.0 if done is None else done / HAND_SIZE
+        if len(hand.stock) != hand.stock_drawn:
+            x[_SCALARS] = (len(hand.stock) - hand.stock_drawn) / 32
         kept.settled = True
 
     def _scores_and_tricks(self, e: MuushigEngine, me: int, x: Any) -> None:
