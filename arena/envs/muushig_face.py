@@ -312,11 +312,12 @@ def write_legal(words: list[int], w: int, flat: Any, at: int) -> None:
     mask row at ``at``."""
     for j in range(WORDS):
         chunk = words[w + j]
-        base = at + j * CHUNK
-        for c in mask_cards(chunk & _M32):
-            flat[base + c] = 1
-        if chunk >> 32:
-            flat[base + 32] = 1
+        if chunk:  # a stage's actions lie in one or two of the chunks
+            base = at + j * CHUNK
+            for c in mask_cards(chunk & _M32):
+                flat[base + c] = 1
+            if chunk >> 32:
+                flat[base + 32] = 1
 
 
 class _Template:
