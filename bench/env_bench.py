@@ -17,8 +17,8 @@ Random play over whole matches, one process, CPU time, best of
 * the Muushig environment again, reading every ``info["events"]`` (the
   per-seat views are made when first read), and as ``muushig.env()`` gives
   it, inside PettingZoo's order-enforcing wrapper;
-* the vectorized Muushig environment (``muushig.vector_env``): 64 and 16
-  tables stepped per call, a random legal action per table chosen in
+* the vectorized Muushig environment (``muushig.vector_env``): 16, 64 and
+  256 tables stepped per call, a random legal action per table chosen in
   NumPy over the whole mask array; its rate counts table-steps (one
   decision at one table), and a second line counts the time inside
   ``step`` alone (without the caller's choice of actions).
@@ -204,6 +204,7 @@ def main() -> None:
         ("PettingZoo API floor (no-op env)", lambda k: run_env(NoopEnv(), k), m),
         ("muushig vector_env, 64 tables", lambda k: run_vector(k, 64), m),
         ("muushig vector_env, 16 tables", lambda k: run_vector(k, 16), m),
+        ("muushig vector_env, 256 tables", lambda k: run_vector(k, 256), m),
         ("thirteen engine, 4 deals, strong", thirteen_engine, max(1, m // 20)),
         ("thirteen PettingZoo env, 4 deals", lambda k: run_env(thirteen.raw_env(deals=4), k), max(1, m // 20)),
     ]:

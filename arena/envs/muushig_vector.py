@@ -13,11 +13,14 @@ The single environment (``muushig.env()``) pays PettingZoo's turn
 bookkeeping, two fresh NumPy rows and a Python-level loop around every
 decision: together several times the engine's own step. Here one call
 steps every table once: each table's action is applied as an engine code,
-and the acting seat's observation and mask are written into arrays made
-once, by the same :class:`~arena.envs.muushig_face.MuushigFace` that
-writes the single environment's, so a table's row is exactly the
-observation the single environment gives that seat. The loop is compiled
-with the engine (``setup.py``'s ``HOT_MODULES``).
+and the acting seat's observation and mask are described by the same
+:class:`~arena.envs.muushig_face.MuushigFace` that describes the single
+environment's (its kept template, words of bits, a few values, the legal
+actions in chunks of bits), so a table's row is exactly the observation
+the single environment gives that seat. All tables' rows are then written
+at once in NumPy (a gather, an unpack of the bits, an add, a scatter):
+stores item by item from the loop cost as much as the engine's step. The
+loop is compiled with the engine (``setup.py``'s ``HOT_MODULES``).
 
 Every seat of every table is played by the caller (no house bots): ``seat``
 says whose decision each row is, counted as the engine counts seats; the
@@ -42,9 +45,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.envs.codec import IllegalChoiceError, row_views
+from arena.envs.codec import IllegalChoiceError
 from arena.envs.muushig_codec import MuushigCodec
-from arena.envs.muushig_face import BASES, MuushigFace
+from arena.envs.muushig_face import BASES, CHUNK, WORDS, MuushigFace, RowParts
 from arena.envs.muushig_layout import N_ACTIONS, N_FEATURES
 from arena.games.muushig import MuushigEngine
 from arena.games.muushig.events import RoundEnd
@@ -67,20 +70,31 @@ class MuushigVectorEnv:
         self.copy = copy
         self.single_observation_space: spaces.Space = codec.observation_space["observation"]
         self.single_action_space: spaces.Discrete = codec.action_space
-        self._faces = [MuushigFace(codec) for _ in range(num_envs)]
+        n_seats = self.n_seats
+        # Every table's per-seat kept features, one row per (table, seat):
+        # a step gathers the acting seats' rows into ``obs`` at once.
+        self._templates = np.zeros((num_envs * n_seats, N_FEATURES), dtype=np.float32)
+        self._faces = [MuushigFace(codec, self._templates[i * n_seats:(i + 1) * n_seats])
+                       for i in range(num_envs)]
+        self._first_template = np.arange(num_envs, dtype=np.int64) * n_seats
+        self._template_rows = np.zeros(num_envs, dtype=np.int64)
         self._obs = np.zeros((num_envs, N_FEATURES), dtype=np.float32)
         self._mask = np.zeros((num_envs, N_ACTIONS), dtype=np.int8)
         self._seat = np.zeros(num_envs, dtype=np.int64)
         self._rewards = np.zeros((num_envs, self.n_seats), dtype=np.float32)
         self._done = np.zeros(num_envs, dtype=np.bool_)
-        # Flat views the loop stores into item by item (plain Python stores,
-        # which NumPy's own item assignment costs several times over); one
-        # per table's row, so an index is below the row's width (see row_views).
-        self._x: list[Any] = row_views(self._obs)
-        self._m: list[Any] = row_views(self._mask)
-        self._s: Any = self._seat.data.cast("B").cast("q")
+        # Rows are described in native ints (``RowParts``: per table its
+        # words of feature bits, then its chunks of legal actions) and
+        # written by a few NumPy operations for all tables: an item store
+        # into an array from the loop goes through the buffer protocol
+        # with a boxed value, which cost as much as the engine's step.
+        self._parts = RowParts()
+        self._seats: list[int] = [0] * num_envs
+        self._obs_flat = self._obs.reshape(-1)
+        self._mask_chunks = self._mask.reshape(num_envs, WORDS, CHUNK)
         self._r: Any = self._rewards.data.cast("B").cast("f")
         self._d: Any = self._done.data.cast("B")
+        self._rewarded = False  # a reward or an end was written by the last step
         self._rngs: list[random.Random] = self._seeded(seed)
         self._engines: list[MuushigEngine] = []
 
@@ -103,9 +117,11 @@ class MuushigVectorEnv:
         if seed is not None:
             self._rngs = self._seeded(seed)
         self._engines = [self._deal(i) for i in range(self.num_envs)]
-        self._mask.fill(0)
+        parts = self._parts
+        parts.clear()
         for i in range(self.num_envs):
-            self._write(i, self._engines[i])
+            self._describe(i, self._engines[i], parts)
+        self._write(parts)
         if self.copy:
             return self._obs.copy(), self._mask.copy(), self._seat.copy()
         return self._obs, self._mask, self._seat
@@ -118,11 +134,10 @@ class MuushigVectorEnv:
         if not self._engines:
             raise RuntimeError("call reset() before step()")
         chosen = self._checked(actions)
-        # Zeroed once for all tables (a row at a time cost as much as the
-        # stores that fill it): the masks were read by the check above.
-        self._mask.fill(0)
-        self._rewards.fill(0)
-        self._done.fill(False)
+        if self._rewarded:
+            self._rewards.fill(0)
+            self._done.fill(False)
+            self._rewarded = False
         self._advance(chosen)
         if self.copy:
             return (self._obs.copy(), self._mask.copy(), self._seat.copy(),
@@ -134,23 +149,28 @@ class MuushigVectorEnv:
 
     # ------------------------------------------------------- the loop
     def _checked(self, actions: Any) -> list[int]:
-        """``actions`` as one int per table, each allowed by its mask."""
+        """``actions`` as one int per table, each allowed by its mask (read
+        from the description the mask was written from, not the array a
+        caller may have written into)."""
         given = np.asarray(actions)
         n = self.num_envs
         if given.shape != (n,) or given.dtype.kind not in "iu":
             raise IllegalChoiceError(f"actions: one integer index per table, {n} of them; "
                                      f"got an array of shape {given.shape} and type {given.dtype}")
         chosen: list[int] = given.tolist()
-        m = self._m
+        words = self._parts.words
         for i in range(n):
             a = chosen[i]
-            if not 0 <= a < N_ACTIONS or not m[i][a]:
-                allowed = np.flatnonzero(self._mask[i]).tolist()
+            if not 0 <= a < N_ACTIONS or not (words[(2 * i + 1) * WORDS + a // CHUNK] >> (a % CHUNK)) & 1:
+                at = (2 * i + 1) * WORDS
+                allowed = [b for b in range(N_ACTIONS) if (words[at + b // CHUNK] >> (b % CHUNK)) & 1]
                 raise IllegalChoiceError(f"table {i}: action {a} is not legal now; its mask allows {allowed}")
         return chosen
 
     def _advance(self, chosen: list[int]) -> None:
         engines, r, d, n_seats = self._engines, self._r, self._d, self.n_seats
+        parts = self._parts
+        parts.clear()
         for i in range(self.num_envs):
             e = engines[i]
             before = e.round_number
@@ -159,19 +179,39 @@ class MuushigVectorEnv:
                 for event in events:
                     if isinstance(event, RoundEnd):
                         r[i * n_seats + event.winner] = 1.0
+                        self._rewarded = True
             if e.stage == OVER:
                 d[i] = 1
+                self._rewarded = True
                 e = engines[i] = self._deal(i)
-            self._write(i, e)
+            self._describe(i, e, parts)
+        self._write(parts)
 
-    def _write(self, i: int, e: MuushigEngine) -> None:
-        """Table ``i``'s pending decision into its rows (its mask row zeroed)."""
+    def _describe(self, i: int, e: MuushigEngine, parts: RowParts) -> None:
+        """Table ``i``'s pending decision appended to ``parts``: the acting
+        seat's features, then its legal actions."""
         seat = e.current_seat
         assert seat is not None  # a table always owes a decision: a finished match is dealt anew
         face = self._faces[i]
-        face.write_mask(e, self._m[i], 0)
-        face.write_features(e, seat, self._x[i], 0)
-        self._s[i] = seat
+        face.describe(e, seat, i * N_FEATURES, parts)
+        face.describe_legal(e, parts)
+        self._seats[i] = seat
+
+    def _write(self, parts: RowParts) -> None:
+        """All tables' rows from their descriptions: the kept templates
+        gathered, the words' bits added where the templates hold zeros,
+        the values put in place, the masks' chunks unpacked."""
+        n = self.num_envs
+        self._seat[:] = self._seats
+        np.add(self._first_template, self._seat, out=self._template_rows)
+        # mode="clip": the rows are in range, and "raise" would gather into
+        # a buffer first and copy it (three times the cost).
+        np.take(self._templates, self._template_rows, axis=0, out=self._obs, mode="clip")
+        words = np.array(parts.words, dtype="<u8")
+        bits = np.unpackbits(words.view(np.uint8), bitorder="little").reshape(n, 2 * WORDS, 64)
+        self._obs += bits[:, :WORDS].reshape(n, 64 * WORDS)[:, :N_FEATURES]
+        self._obs_flat[parts.at] = parts.values
+        self._mask_chunks[...] = bits[:, WORDS:, :CHUNK]
 
 
 def vector_env(num_envs: int, *, seed: int | None = None, copy: bool = True, **rules: Any) -> MuushigVectorEnv:

@@ -157,6 +157,24 @@ def test_a_forbidden_action_is_refused_before_any_table_moves():
     assert [e.decision_number for e in tables._engines] != decisions
 
 
+def test_a_caller_writing_into_the_mask_buffer_cannot_unlock_an_action():
+    # With copy=False the mask is the environment's own buffer; a caller
+    # may write into it (a policy masking in place). What a table allows is
+    # what its engine allows, not what the buffer says afterwards.
+    tables = muushig.vector_env(2, seed=2, copy=False)
+    obs, mask, seat = tables.reset()
+    decisions = [e.decision_number for e in tables._engines]
+    legal = _random_actions(mask, random.Random(0))
+    mask[:] = 1
+    bad = legal.copy()
+    bad[1] = 98  # a decide decision allows only fold and enter
+    with pytest.raises(IllegalChoiceError, match=r"table 1: action 98 is not legal now; its mask allows \[0, 1\]"):
+        tables.step(bad)
+    assert [e.decision_number for e in tables._engines] == decisions
+    tables.step(legal)
+    assert [e.decision_number for e in tables._engines] != decisions
+
+
 def test_returned_arrays_are_copies_unless_asked_for_the_buffers():
     tables = muushig.vector_env(2, seed=4)
     obs, mask, seat = tables.reset()
