@@ -5,7 +5,9 @@ processes under one name would abort each other's matches at start-up, so a
 name is held, while its process runs, by a lock the operating system or
 the database drops the moment the process dies (killed, crashed, or its
 machine gone): no heartbeat to wait out, and a node restarted at once gets
-its name back at once.
+its name back at once (a start under a held name asks again for up to
+``RETAKE_S`` before it gives up: the database drops a killed session's lock
+only when that session's server process has exited).
 
 * PostgreSQL: a session advisory lock on a connection of its own
   (``pg_try_advisory_lock``), released when the session ends;
@@ -23,6 +25,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +36,11 @@ from arena.storage.base import StorageError
 log = structlog.get_logger(__name__)
 
 UNNAMED = "(unnamed)"
+# How long a start under a held name keeps asking before it says the name
+# is in use. PostgreSQL drops a killed node's lock when the server process
+# of its session exits, a moment after the client died (longer on a loaded
+# machine): a node restarted at once would otherwise be refused its own name.
+RETAKE_S = 5.0
 LOCK_SPACE = 7273701  # the advisory lock space of node names (migrations use 7273700)
 
 
@@ -161,7 +169,7 @@ def claim_node(store: Any, reason: str = "server restarted") -> list[str]:
     node = store.node
     try:
         if node is not None:
-            if not locks.alone(node):
+            if not _taken_within(locks, node, RETAKE_S):
                 raise NodeNameTakenError(
                     f"node name {node!r} is in use by another running arena on "
                     f"{store.db.where}: give this one another name (--node NAME or "
@@ -187,6 +195,16 @@ def claim_node(store: Any, reason: str = "server restarted") -> list[str]:
         raise
     store._node_locks = locks
     return aborted
+
+
+def _taken_within(locks: NodeLocks, name: str, seconds: float) -> bool:
+    """Hold ``name`` alone, asking again until ``seconds`` have gone by."""
+    until = time.monotonic() + seconds
+    while not locks.alone(name):
+        if time.monotonic() >= until:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def dead_nodes(store: Any, names: set[str]) -> list[str]:

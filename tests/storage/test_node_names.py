@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -132,3 +133,22 @@ async def test_a_killed_nodes_name_is_free_at_once(db_location):
         if holder.poll() is None:
             holder.kill()
             holder.wait()
+
+
+def test_a_name_whose_holder_is_ending_is_taken_once_it_ends(db_location):
+    """A killed node's lock goes when the database notices its session is
+    gone: on PostgreSQL that is the server process of the session exiting,
+    a moment after the client died, and a node restarted at once (here: a
+    holder that lets go half a second after the start began) must not be
+    told its own name is in use."""
+    from arena.storage.node_lock import claim_node, locks_for
+
+    with stores_at(db_location, "node-k", "node-k") as (dying, starting):
+        held = locks_for(dying)
+        assert held.alone("node-k")
+        letting_go = threading.Timer(0.5, held.close)
+        letting_go.start()
+        try:
+            claim_node(starting)
+        finally:
+            letting_go.join()
