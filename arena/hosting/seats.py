@@ -99,6 +99,7 @@ class SeatKeeper:
         self._lost: set[str] = set()  # given up; its row (if a late claim left one) goes too
         self._task: asyncio.Task[None] | None = None
         self._claiming: asyncio.Future[bool] | None = None  # a renewal in its thread
+        self._closed = False  # close() was called: no renewal starts again
 
     def bots(self) -> set[str]:
         return set(self.holders)
@@ -151,6 +152,7 @@ class SeatKeeper:
     async def close(self) -> None:
         """Stop renewing; a renewal under way in its thread ends first, so
         it cannot claim a seat again after it was given back."""
+        self._closed = True
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -167,7 +169,7 @@ class SeatKeeper:
 
     async def _renew(self) -> None:
         loop = asyncio.get_running_loop()
-        while self.holders:
+        while self.holders and not self._closed:
             await asyncio.sleep(self.lease_s / 6)
             for bot in list(self.holders):
                 renewed = self._renewed.get(bot)
@@ -182,8 +184,11 @@ class SeatKeeper:
                 # Its failure is handled below, or was given up on (a late one).
                 claim.add_done_callback(lambda f: f.cancelled() or f.exception())
                 try:
-                    kept: bool | None = await asyncio.wait_for(asyncio.shield(claim),
-                                                               max(0.0, give_up_at - sent))
+                    # asyncio.timeout, not wait_for: on Python 3.11 wait_for
+                    # swallows a cancel that comes as the claim ends, and
+                    # close() then waited for ever on a keeper renewing on.
+                    async with asyncio.timeout(max(0.0, give_up_at - sent)):
+                        kept: bool | None = await asyncio.shield(claim)
                 except Exception as exc:  # noqa: BLE001 - the store is away: try again soon
                     log.warning("hosted_seat_not_renewed", bot=bot, error=str(exc) or
                                 type(exc).__name__)
