@@ -173,8 +173,9 @@ class Lobby:
                     wanted = "" if game is None else f" for {game}"
                     raise ClaimTimeoutError(f"bot {bot!r} did not connect{wanted} within "
                                             f"{timeout_s:g} s")
-                try:
-                    await asyncio.wait_for(self._changed.wait(), left)
+                try:  # not wait_for: on 3.11 it may swallow a cancel that meets the wake-up
+                    async with asyncio.timeout(left):
+                        await self._changed.wait()
                 except TimeoutError:
                     pass
 

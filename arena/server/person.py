@@ -92,8 +92,9 @@ class PersonLink:
         if self._first_seq + len(self._messages) - 1 > seq or self.closed:
             return
         self._changed.clear()
-        try:
-            await asyncio.wait_for(self._changed.wait(), timeout_s)
+        try:  # not wait_for: on 3.11 it may swallow a cancel that meets the wake-up
+            async with asyncio.timeout(timeout_s):
+                await self._changed.wait()
         except TimeoutError:
             pass
 

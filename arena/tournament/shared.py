@@ -275,8 +275,9 @@ class SharedTournamentRunner(TournamentRunner):
         renewed meanwhile)."""
         async with self._freed:
             while names & self._busy and not lost.is_set():
-                try:
-                    await asyncio.wait_for(self._freed.wait(), timeout=self.queue.poll_s)
+                try:  # not wait_for: on 3.11 it may swallow a cancel that meets the wake-up
+                    async with asyncio.timeout(self.queue.poll_s):
+                        await self._freed.wait()
                 except TimeoutError:
                     pass
 

@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -67,9 +68,13 @@ def worker_pids() -> list[int]:
     return found
 
 
-def wait_for_a_running_match(db: Path, timeout_s: float = 60) -> None:
+def wait_for_a_running_match(db: Path, arena: subprocess.Popen, err: list[str],
+                             timeout_s: float = 90) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
+        if arena.poll() is not None:
+            raise AssertionError(f"the arena ended (code {arena.returncode}) before a match "
+                                 f"ran:\n{''.join(err)[-3000:]}")
         if db.exists():
             store = SqliteStore(db)
             try:
@@ -78,7 +83,7 @@ def wait_for_a_running_match(db: Path, timeout_s: float = 60) -> None:
             finally:
                 store.close()
         time.sleep(0.05)
-    raise AssertionError("no match started")
+    raise AssertionError(f"no match ran within {timeout_s:g} s:\n{''.join(err)[-3000:]}")
 
 
 def run_until_a_match_runs(path: Path, db: Path, act: Callable[[subprocess.Popen], None],
@@ -88,15 +93,22 @@ def run_until_a_match_runs(path: Path, db: Path, act: Callable[[subprocess.Popen
     Returns the ended process and its stderr."""
     arena = subprocess.Popen(arena_cli("tournament", str(path), "--db", str(db), "--port", "0",
                                        "--no-http", "--no-keep-serving", "--workers", "2", *extra),
-                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # Its log is read all along: a pipe nobody reads would stop the arena
+    # at its 64 KiB-th byte.
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(arena.stderr), daemon=True)  # type: ignore[arg-type]
+    reader.start()
     try:
-        wait_for_a_running_match(db)
+        wait_for_a_running_match(db, arena, err)
         act(arena)
-        _, err = arena.communicate(timeout=timeout)
+        arena.wait(timeout=timeout)
     finally:
         if arena.poll() is None:
             arena.kill()
-    return arena, err
+            arena.wait()
+        reader.join(timeout=10)
+    return arena, "".join(err)
 
 
 def check_played_once(db: Path) -> tuple[str, dict[str | None, int]]:
@@ -172,7 +184,7 @@ def test_the_parents_web_follows_the_workers_tables_live(tmp_path):
             arena.wait()
 
 
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(300)
 def test_killed_workers_are_restarted_and_their_slots_played_again_once(tmp_path):
     path, db = cup(tmp_path), tmp_path / "cup.db"
     def kill_every_worker(arena: subprocess.Popen) -> None:
@@ -181,7 +193,7 @@ def test_killed_workers_are_restarted_and_their_slots_played_again_once(tmp_path
         for pid in victims:  # every worker, so the running match is surely cut
             os.kill(pid, signal.SIGKILL)
 
-    arena, err = run_until_a_match_runs(path, db, kill_every_worker, 200, "--lease", "3")
+    arena, err = run_until_a_match_runs(path, db, kill_every_worker, 180, "--lease", "3")
     assert arena.returncode == 0, err[-3000:]
     assert "worker_died" in err
     tid, _ = check_played_once(db)

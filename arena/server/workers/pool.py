@@ -116,18 +116,31 @@ class WorkerPool:
         try:
             async with asyncio.timeout(timeout_s):
                 for state in self.workers:
-                    await state.ready_event.wait()
-                    if not state.ready:
-                        raise WorkerStartError(
-                            f"worker {state.index} exited with code "
-                            f"{state.process.returncode if state.process else '?'} before it "
-                            "was ready (its log lines above say why)")
+                    await self._started(state)
         except TimeoutError:
             await self.stop()
             raise WorkerStartError(f"the workers were not ready within {timeout_s:g} s") from None
         except WorkerStartError:
             await self.stop()
             raise
+
+    async def _started(self, state: WorkerState) -> None:
+        """Wait until ``state``'s worker is ready. One that exits by itself
+        first fails the start (a wrong setting would only fail again); one
+        killed by a signal (an operator, the OOM killer) is being restarted
+        like any worker that dies, and its next process is waited for."""
+        while True:
+            process = state.process
+            await state.ready_event.wait()
+            if state.ready:
+                return
+            code = process.returncode if process is not None else None
+            if code is None or code >= 0:
+                raise WorkerStartError(
+                    f"worker {state.index} exited with code {code if code is not None else '?'} "
+                    "before it was ready (its log lines above say why)")
+            while state.process is process:  # the restart's pause, then its new process
+                await asyncio.sleep(0.05)
 
     async def _spawn(self, state: WorkerState) -> None:
         parent_end, child_end = channel_pair()
