@@ -96,14 +96,19 @@ def run_vector(matches: int, num_envs: int) -> int:
     tables = muushig.vector_env(num_envs, seed=0, copy=False)
     _, mask, _ = tables.reset()
     rng = np.random.default_rng(0)
+    first = np.arange(num_envs) * mask.shape[1]  # each row's first flat index
     steps = finished = 0
     inside = 0.0
     clock = time.process_time
     while finished < matches:
-        # A uniform legal index per row: the r-th allowed action, r drawn
-        # below the row's count of allowed ones.
-        drawn = (rng.random(num_envs) * mask.sum(1)).astype(np.int64)
-        actions = (mask.cumsum(1) > drawn[:, None]).argmax(1)
+        # A uniform legal index per row: the flat indices of all allowed
+        # actions, row after row, and in each row's run of them one place
+        # drawn below the row's count (a running sum over every mask entry
+        # cost about twice as much).
+        allowed = np.flatnonzero(mask)
+        counts = np.count_nonzero(mask, axis=1)
+        drawn = (rng.random(num_envs) * counts).astype(np.int64)
+        actions = allowed[np.cumsum(counts) - 1 - drawn] - first
         start = clock()
         _, mask, _, _, done = tables.step(actions)
         inside += clock() - start

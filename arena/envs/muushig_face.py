@@ -44,12 +44,13 @@ from arena.envs.muushig_layout import (CARDS as _CARDS, DEALER as _DEALER, DECID
                                        TRICKS as _TRICKS, TRUMP as _TRUMP)
 from arena.games.muushig import MuushigEngine
 from arena.games.muushig.cards import mask_cards
-from arena.games.muushig.phases import EXCHANGE, HAND_SIZE, OVER, PLAY, START_SCORE, WAITING
+from arena.games.muushig.phases import DECIDE, EXCHANGE, HAND_SIZE, OVER, PLAY, START_SCORE, WAITING
 from arena.games.muushig.state import HandState
 
 # Action index = code + the base of the pending stage (DECIDE, EXCHANGE,
 # TAKE, PLAY): the take code of "decline" is -1, so take's base is one on.
-BASES: Final = (DECIDE_BASE, EXCHANGE_BASE, TAKE_BASE + 1, PLAY_BASE)
+# A list: compiled code indexes a Final tuple by making it again.
+BASES: Final[list[int]] = [DECIDE_BASE, EXCHANGE_BASE, TAKE_BASE + 1, PLAY_BASE]
 
 # The legal actions are described as ``WORDS`` chunks of ``CHUNK`` bits
 # over the 99 action indices: each stays a native int in compiled code
@@ -59,8 +60,6 @@ WORDS: Final = 3
 CHUNK: Final = 33  # 3 x 33 = N_ACTIONS
 _M32: Final = 0xFFFF_FFFF
 _M33: Final = 0x1_FFFF_FFFF
-# The chunk that holds each stage's first action index (take's is decline).
-_CHUNK_OF: Final = (DECIDE_BASE // CHUNK, EXCHANGE_BASE // CHUNK, TAKE_BASE // CHUNK, PLAY_BASE // CHUNK)
 
 # The feature blocks counted by seat, (offset, width per seat): in an
 # observation seat ``rel`` is counted from the observer, in the public row
@@ -80,6 +79,13 @@ def rotations(n_seats: int) -> np.ndarray:
                 for k in range(width):
                     out[me, offset + width * rel + k] = offset + width * seat + k
     return out
+
+
+def _bits(codes: tuple[int, ...], shift: int) -> int:
+    bits = 0
+    for code in codes:
+        bits |= 1 << (code + shift)
+    return bits
 
 
 class MuushigFace:
@@ -105,14 +111,15 @@ class MuushigFace:
         self._decided = 0  # decide_position
         self._exchanged = 0  # exchange_position
         self._taken = False
-        self._stage = -1  # the phase and the seat to act written (-1, None: none)
-        self._to_act: int | None = None
+        self._stage = -1  # the phase and the seat to act written (-1: none)
+        self._to_act = -1
         self._trick: list[tuple[int, int]] | None = None  # the trick list whose cards are written
         self._trick_len = 0
         self._trick_bits = 0
         self._played = 0  # finished tricks written
-        self._leader: int | None = None
+        self._leader = -1
         self._words: list[int] = []
+        self._exchange_bits: dict[tuple[int, ...], int] = {}  # legal exchange codes -> their bits
 
     def observe(self, engine: Any, seat: int, acting: bool) -> Observation:
         e: MuushigEngine = engine
@@ -157,19 +164,33 @@ class MuushigFace:
             flat[_CARDS + c] = 1.0
 
     def describe_legal(self, e: MuushigEngine, words: list[int]) -> None:
-        """Append the pending decision's legal actions as ``WORDS`` chunks."""
+        """Append the pending decision's legal actions as ``WORDS`` chunks
+        (a stage's indices lie in one or two of them)."""
         stage = e.stage
-        k = _CHUNK_OF[stage]
-        shift = BASES[stage] - k * CHUNK  # index - chunk start of code 0
         if stage == PLAY:  # the engine's legal codes are the cards of its legal mask
-            bits = e.legal_mask() << shift
-        else:
-            bits = 0
-            for code in e.legal_codes():
-                bits |= 1 << (code + shift)
-        low, high = bits & _M33, bits >> CHUNK  # a stage spans at most two chunks
-        for j in range(WORDS):
-            words.append(low if j == k else high if j == k + 1 else 0)
+            words.append(0)
+            words.append(0)
+            words.append(e.legal_mask() << (PLAY_BASE - 2 * CHUNK))
+        elif stage == EXCHANGE:
+            # Up to 32 codes, from a few dozen tuples the engine hands out
+            # again and again: their bits are made once per tuple.
+            codes = e.legal_codes()
+            memo = self._exchange_bits
+            bits = memo.get(codes)
+            if bits is None:
+                bits = memo[codes] = _bits(codes, EXCHANGE_BASE)
+            words.append(bits & _M33)
+            words.append(bits >> CHUNK)
+            words.append(0)
+        elif stage == DECIDE:
+            words.append(_bits(e.legal_codes(), DECIDE_BASE))
+            words.append(0)
+            words.append(0)
+        else:  # TAKE: decline's code is -1
+            bits = _bits(e.legal_codes(), TAKE_BASE + 1 - CHUNK)
+            words.append(0)
+            words.append(bits & _M33)
+            words.append(bits >> CHUNK)
 
     # ------------------------------------------------------ public row
     def sync(self, e: MuushigEngine) -> None:
@@ -193,18 +214,19 @@ class MuushigFace:
                 x[_EXCHANGES + seat] = -1.0 if done is None else done / HAND_SIZE
             x[_SCALARS] = (len(hand.stock) - hand.stock_drawn) / 32
             self._exchanged = hand.exchange_position
-        stage, to_act = e.stage, e.current_seat
+        stage, asked = e.stage, e.current_seat
+        to_act = -1 if asked is None else asked
         if stage != self._stage or to_act != self._to_act:
             old = self._to_act
-            if old is not None:
+            if old >= 0:
                 x[_PHASE + self._stage] = 0.0
                 x[_TO_ACT + old] = 0.0
-            if to_act is not None:
+            if to_act >= 0:
                 x[_PHASE + stage] = 1.0
                 x[_TO_ACT + to_act] = 1.0
             # The most the seat to act may discard: set when it is asked,
             # so a new one always comes with a new seat to act.
-            x[_SCALARS + 1] = hand.exchange_limit / HAND_SIZE if to_act is not None and stage == EXCHANGE else 0.0
+            x[_SCALARS + 1] = hand.exchange_limit / HAND_SIZE if to_act >= 0 and stage == EXCHANGE else 0.0
             self._stage, self._to_act = stage, to_act
         if hand.face_up_taken != self._taken:
             x[_SCALARS + 2] = 1.0
@@ -231,11 +253,11 @@ class MuushigFace:
                 x[_SCORES + winner] = scores[winner] / START_SCORE
                 x[_TRICKS + winner] = tricks[winner] / HAND_SIZE
             self._played = len(played)
-        leader = hand.leader
+        leader = -1 if hand.leader is None else hand.leader
         if leader != self._leader:
-            if self._leader is not None:
+            if self._leader >= 0:
                 x[_LEADER + self._leader] = 0.0
-            if leader is not None:
+            if leader >= 0:
                 x[_LEADER + leader] = 1.0
             self._leader = leader
 
@@ -269,7 +291,7 @@ class MuushigFace:
         self._hand = hand
         self._decided, self._exchanged = hand.decide_position, hand.exchange_position
         self._taken = False
-        self._stage, self._to_act = -1, None
+        self._stage, self._to_act = -1, -1
         self._trick, self._trick_len, self._trick_bits = None, 0, 0
         self._played = 0
-        self._leader = None
+        self._leader = -1
