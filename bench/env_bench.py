@@ -103,11 +103,13 @@ def run_vector(matches: int, num_envs: int) -> int:
     while finished < matches:
         # A uniform legal index per row: the flat indices of all allowed
         # actions, row after row, and in each row's run of them one place
-        # drawn below the row's count (a running sum over every mask entry
-        # cost about twice as much).
-        allowed = np.flatnonzero(mask)
-        counts = np.count_nonzero(mask, axis=1)
-        drawn = (rng.random(num_envs) * counts).astype(np.int64)
+        # drawn below the row's count. The 0/1 mask is read as booleans,
+        # which NumPy scans in bulk (int8 entries one call each); a running
+        # sum over every entry cost three times as much.
+        allowed_rows = mask.view(np.bool_)
+        allowed = np.flatnonzero(allowed_rows)
+        counts = allowed_rows.sum(1)
+        drawn = (rng.random(num_envs) * counts).astype(np.intp)
         actions = allowed[np.cumsum(counts) - 1 - drawn] - first
         start = clock()
         _, mask, _, _, done = tables.step(actions)

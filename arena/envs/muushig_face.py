@@ -39,7 +39,7 @@ from arena.envs.muushig_codec import MuushigCodec
 from arena.envs.muushig_layout import (CARDS as _CARDS, DEALER as _DEALER, DECIDE_BASE, EXCHANGE_BASE,
                                        EXCHANGES as _EXCHANGES, FACE_UP as _FACE_UP, LEADER as _LEADER,
                                        N_ACTIONS, N_FEATURES, PHASE as _PHASE, PLAY_BASE, PLAYED as _PLAYED,
-                                       SCALARS as _SCALARS, SCORES as _SCORES, STARS as _STARS,
+                                       SCALARS as _SCALARS, SCORES as _SCORES, SEATS, STARS as _STARS,
                                        STATUS as _STATUS, TAKE_BASE, TO_ACT as _TO_ACT, TRICK as _TRICK,
                                        TRICKS as _TRICKS, TRUMP as _TRUMP)
 from arena.games.muushig import MuushigEngine
@@ -66,6 +66,10 @@ _M33: Final = 0x1_FFFF_FFFF
 # seat ``s`` is the engine's.
 _SEAT_BLOCKS: Final = ((_STATUS, 3), (_SCORES, 1), (_STARS, 1), (_TRICKS, 1), (_EXCHANGES, 1), (_DEALER, 1),
                        (_TO_ACT, 1), (_LEADER, 1))
+# The columns those blocks span, next to each other in the layout: the only
+# ones a turn moves.
+TURNED_FIRST: Final = _STATUS
+TURNED_END: Final = _LEADER + SEATS
 
 
 def rotations(n_seats: int) -> np.ndarray:
@@ -120,6 +124,8 @@ class MuushigFace:
         self._leader = -1
         self._words: list[int] = []
         self._exchange_bits: dict[tuple[int, ...], int] = {}  # legal exchange codes -> their bits
+        self._exchange_codes: tuple[int, ...] = ()  # the last looked up, and its bits
+        self._exchange_last = 0
 
     def observe(self, engine: Any, seat: int, acting: bool) -> Observation:
         e: MuushigEngine = engine
@@ -175,10 +181,13 @@ class MuushigFace:
             # Up to 32 codes, from a few dozen tuples the engine hands out
             # again and again: their bits are made once per tuple.
             codes = e.legal_codes()
-            memo = self._exchange_bits
-            bits = memo.get(codes)
-            if bits is None:
-                bits = memo[codes] = _bits(codes, EXCHANGE_BASE)
+            if codes is self._exchange_codes:  # most often the same as last time: no hash of 32 codes
+                bits = self._exchange_last
+            else:
+                memo = self._exchange_bits
+                known = memo.get(codes)
+                bits = memo[codes] = _bits(codes, EXCHANGE_BASE) if known is None else known
+                self._exchange_codes, self._exchange_last = codes, bits
             words.append(bits & _M33)
             words.append(bits >> CHUNK)
             words.append(0)

@@ -47,7 +47,8 @@ from gymnasium import spaces
 
 from arena.envs.codec import IllegalChoiceError
 from arena.envs.muushig_codec import MuushigCodec
-from arena.envs.muushig_face import BASES, CHUNK, WORDS, MuushigFace, rotations
+from arena.envs.muushig_face import (BASES, CHUNK, TURNED_END as _TURNED_END, TURNED_FIRST as _TURNED, WORDS,
+                                     MuushigFace, rotations)
 from arena.envs.muushig_layout import CARDS as _CARDS, N_ACTIONS, N_FEATURES
 from arena.games.muushig import MuushigEngine
 from arena.games.muushig.events import RoundEnd
@@ -74,18 +75,21 @@ class MuushigVectorEnv:
         self.single_action_space: spaces.Discrete = codec.action_space
         n_seats = self.n_seats
         # Every table's public row (absolute seat order, kept up to date by
-        # its face); a step turns each to its acting seat with one gather
+        # its face). A step copies them into ``obs`` and turns the columns
+        # counted by seat to each table's acting seat with one gather
         # through ``_turn``: per (table, seat), the flat public columns of
-        # that seat's observation.
+        # those of that seat's observation. The other columns are the same
+        # for every seat, and gathering them too cost half again as much.
         self._public = np.zeros((num_envs, N_FEATURES), dtype=np.float32)
         self._public_flat = self._public.reshape(-1)
         self._faces = [MuushigFace(codec, self._public[i]) for i in range(num_envs)]
-        turned = rotations(n_seats)
+        turned = rotations(n_seats)[:, _TURNED:_TURNED_END]
         self._turn = (np.arange(num_envs, dtype=np.intp)[:, None, None] * N_FEATURES
-                      + turned[None]).reshape(num_envs * n_seats, N_FEATURES)
+                      + turned[None]).reshape(num_envs * n_seats, _TURNED_END - _TURNED)
         self._first_turn = np.arange(num_envs, dtype=np.intp) * n_seats
         self._turn_rows = np.zeros(num_envs, dtype=np.intp)
-        self._index = np.zeros((num_envs, N_FEATURES), dtype=np.intp)
+        self._index = np.zeros((num_envs, _TURNED_END - _TURNED), dtype=np.intp)
+        self._turned = np.zeros((num_envs, _TURNED_END - _TURNED), dtype=np.float32)
         self._obs = np.zeros((num_envs, N_FEATURES), dtype=np.float32)
         self._mask = np.zeros((num_envs, N_ACTIONS), dtype=np.int8)
         self._seat = np.zeros(num_envs, dtype=np.int64)
@@ -212,7 +216,9 @@ class MuushigVectorEnv:
         # mode="clip": the rows are in range, and "raise" would gather into
         # a buffer first and copy it (three times the cost).
         np.take(self._turn, self._turn_rows, axis=0, out=self._index, mode="clip")
-        np.take(self._public_flat, self._index, out=self._obs, mode="clip")
+        np.take(self._public_flat, self._index, out=self._turned, mode="clip")
+        np.copyto(self._obs, self._public)
+        self._obs[:, _TURNED:_TURNED_END] = self._turned
         bits = np.unpackbits(np.array(words, dtype="<u8").view(np.uint8),
                              bitorder="little").reshape(n, _PER_TABLE, 64)
         self._obs[:, _CARDS:_CARDS + 32] = bits[:, 0, :32]  # zero in every public row
