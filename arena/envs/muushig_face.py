@@ -115,8 +115,9 @@ class MuushigFace:
         self._decided = 0  # decide_position
         self._exchanged = 0  # exchange_position
         self._taken = False
-        self._stage = -1  # the phase and the seat to act written (-1: none)
+        self._phase = -1  # the phase and the seat to act written (-1: none), the exchange limit
         self._to_act = -1
+        self._limit = 0
         self._trick: list[tuple[int, int]] | None = None  # the trick list whose cards are written
         self._trick_len = 0
         self._trick_bits = 0
@@ -223,20 +224,27 @@ class MuushigFace:
                 x[_EXCHANGES + seat] = -1.0 if done is None else done / HAND_SIZE
             x[_SCALARS] = (len(hand.stock) - hand.stock_drawn) / 32
             self._exchanged = hand.exchange_position
-        stage, asked = e.stage, e.current_seat
+        # Each store is a call through the buffer protocol: a column is
+        # written only when its value changed (the seat to act, most steps).
+        asked = e.current_seat
         to_act = -1 if asked is None else asked
-        if stage != self._stage or to_act != self._to_act:
-            old = self._to_act
-            if old >= 0:
-                x[_PHASE + self._stage] = 0.0
-                x[_TO_ACT + old] = 0.0
+        if to_act != self._to_act:
+            if self._to_act >= 0:
+                x[_TO_ACT + self._to_act] = 0.0
             if to_act >= 0:
-                x[_PHASE + stage] = 1.0
                 x[_TO_ACT + to_act] = 1.0
-            # The most the seat to act may discard: set when it is asked,
-            # so a new one always comes with a new seat to act.
-            x[_SCALARS + 1] = hand.exchange_limit / HAND_SIZE if to_act >= 0 and stage == EXCHANGE else 0.0
-            self._stage, self._to_act = stage, to_act
+            self._to_act = to_act
+        phase = -1 if asked is None else e.stage
+        if phase != self._phase:
+            if self._phase >= 0:
+                x[_PHASE + self._phase] = 0.0
+            if phase >= 0:
+                x[_PHASE + phase] = 1.0
+            self._phase = phase
+        limit = hand.exchange_limit if phase == EXCHANGE else 0  # the most the seat to act may discard
+        if limit != self._limit:
+            x[_SCALARS + 1] = limit / HAND_SIZE
+            self._limit = limit
         if hand.face_up_taken != self._taken:
             x[_SCALARS + 2] = 1.0
             self._taken = True
@@ -300,7 +308,7 @@ class MuushigFace:
         self._hand = hand
         self._decided, self._exchanged = hand.decide_position, hand.exchange_position
         self._taken = False
-        self._stage, self._to_act = -1, -1
+        self._phase, self._to_act, self._limit = -1, -1, 0
         self._trick, self._trick_len, self._trick_bits = None, 0, 0
         self._played = 0
         self._leader = -1
