@@ -109,6 +109,10 @@ class MuushigFace:
         self.public = public
         self._x: Any = public.data  # a 1-D float32 row: item stores are plain stores
         self._zeros: Any = memoryview(array("f", bytes(4 * N_FEATURES)))
+        # The values stored most, boxed once: compiled code boxes a float
+        # literal again at each store into a Python object.
+        self._one: object = 1.0
+        self._zero: object = 0.0
         self._turned: list[np.ndarray] = list(rotations(self.n_seats))
         # What the public row was last brought up to (``sync``).
         self._hand: HandState | None = None
@@ -168,7 +172,7 @@ class MuushigFace:
         self.sync(e)
         self.public.take(self._turned[me], None, row, "clip")
         for c in mask_cards(e.hand.hands[me]):
-            flat[_CARDS + c] = 1.0
+            flat[_CARDS + c] = self._one
 
     def describe_legal(self, e: MuushigEngine, words: list[int]) -> None:
         """Append the pending decision's legal actions as ``WORDS`` chunks
@@ -213,8 +217,8 @@ class MuushigFace:
             status, order = hand.status, hand.speaking_order
             for k in range(self._decided, hand.decide_position):
                 seat = order[k]
-                x[_STATUS + 3 * seat + WAITING] = 0.0
-                x[_STATUS + 3 * seat + status[seat]] = 1.0
+                x[_STATUS + 3 * seat + WAITING] = self._zero
+                x[_STATUS + 3 * seat + status[seat]] = self._one
             self._decided = hand.decide_position
         if hand.exchange_position != self._exchanged:  # exchanges made since
             exchanges, entered = hand.exchanges, hand.entered
@@ -230,34 +234,34 @@ class MuushigFace:
         to_act = -1 if asked is None else asked
         if to_act != self._to_act:
             if self._to_act >= 0:
-                x[_TO_ACT + self._to_act] = 0.0
+                x[_TO_ACT + self._to_act] = self._zero
             if to_act >= 0:
-                x[_TO_ACT + to_act] = 1.0
+                x[_TO_ACT + to_act] = self._one
             self._to_act = to_act
         phase = -1 if asked is None else e.stage
         if phase != self._phase:
             if self._phase >= 0:
-                x[_PHASE + self._phase] = 0.0
+                x[_PHASE + self._phase] = self._zero
             if phase >= 0:
-                x[_PHASE + phase] = 1.0
+                x[_PHASE + phase] = self._one
             self._phase = phase
         limit = hand.exchange_limit if phase == EXCHANGE else 0  # the most the seat to act may discard
         if limit != self._limit:
             x[_SCALARS + 1] = limit / HAND_SIZE
             self._limit = limit
         if hand.face_up_taken != self._taken:
-            x[_SCALARS + 2] = 1.0
+            x[_SCALARS + 2] = self._one
             self._taken = True
         trick = hand.trick
         if trick is not self._trick:  # a new trick is a new list
             for c in mask_cards(self._trick_bits):
-                x[_TRICK + c] = 0.0
+                x[_TRICK + c] = self._zero
             self._trick, self._trick_len, self._trick_bits = trick, 0, 0
         if len(trick) != self._trick_len:
             bits = self._trick_bits
             for k in range(self._trick_len, len(trick)):
                 c = trick[k][1]
-                x[_TRICK + c] = 1.0
+                x[_TRICK + c] = self._one
                 bits |= 1 << c
             self._trick_len, self._trick_bits = len(trick), bits
         played = hand.played
@@ -266,16 +270,16 @@ class MuushigFace:
             for k in range(self._played, len(played)):
                 _, cards, winner = played[k]
                 for _, c in cards:
-                    x[_PLAYED + c] = 1.0
+                    x[_PLAYED + c] = self._one
                 x[_SCORES + winner] = scores[winner] / START_SCORE
                 x[_TRICKS + winner] = tricks[winner] / HAND_SIZE
             self._played = len(played)
         leader = -1 if hand.leader is None else hand.leader
         if leader != self._leader:
             if self._leader >= 0:
-                x[_LEADER + self._leader] = 0.0
+                x[_LEADER + self._leader] = self._zero
             if leader >= 0:
-                x[_LEADER + leader] = 1.0
+                x[_LEADER + leader] = self._one
             self._leader = leader
 
     def _rewrite(self, e: MuushigEngine) -> None:
@@ -284,12 +288,12 @@ class MuushigFace:
         (tricks, the turn) as if none had been written, for ``sync``."""
         hand, x, n, rounds = e.hand, self._x, self.n_seats, self.n_rounds
         x[0:N_FEATURES] = self._zeros
-        x[_FACE_UP + hand.face_up] = 1.0
-        x[_TRUMP + hand.trump] = 1.0
-        x[_DEALER + e.dealer] = 1.0
+        x[_FACE_UP + hand.face_up] = self._one
+        x[_TRUMP + hand.trump] = self._one
+        x[_DEALER + e.dealer] = self._one
         stars, scores, tricks, status, exchanges = e.stars, e.scores, hand.tricks, hand.status, hand.exchanges
         for seat in range(n):
-            x[_STATUS + 3 * seat + status[seat]] = 1.0
+            x[_STATUS + 3 * seat + status[seat]] = self._one
             if stars[seat]:
                 x[_STARS + seat] = stars[seat] / rounds
             if scores[seat]:
