@@ -13,14 +13,17 @@ The single environment (``muushig.env()``) pays PettingZoo's turn
 bookkeeping, two fresh NumPy rows and a Python-level loop around every
 decision: together several times the engine's own step. Here one call
 steps every table once: each table's action is applied as an engine code,
-and the acting seat's observation and mask are described by the same
-:class:`~arena.envs.muushig_face.MuushigFace` that describes the single
-environment's (its kept template, words of bits, a few values, the legal
-actions in chunks of bits), so a table's row is exactly the observation
-the single environment gives that seat. All tables' rows are then written
-at once in NumPy (a gather, an unpack of the bits, an add, a scatter):
-stores item by item from the loop cost as much as the engine's step. The
-loop is compiled with the engine (``setup.py``'s ``HOT_MODULES``).
+and its public row (every feature but the seat's cards, in absolute seat
+order) is brought up to date by the same
+:class:`~arena.envs.muushig_face.MuushigFace` that observes for the single
+environment, which also gives the acting seat's cards and legal actions
+as ints; so a table's row is exactly the observation the single
+environment gives that seat. All tables' rows are then written at once in
+NumPy (a copy of the public rows, one gather that turns the columns
+counted by seat to each acting seat, an unpack of the cards' and legal
+actions' bits): stores item by item from the loop cost as much as the
+engine's step. The loop is compiled with the engine (``setup.py``'s
+``HOT_MODULES``).
 
 Every seat of every table is played by the caller (no house bots): ``seat``
 says whose decision each row is, counted as the engine counts seats; the
