@@ -209,7 +209,14 @@ class MuushigFace:
     # ------------------------------------------------------ public row
     def sync(self, e: MuushigEngine) -> None:
         """Bring the public row up to date: written whole at each new hand
-        (and at the match's end), else only what moved since the last call."""
+        (and at the match's end), else only what moved since the last call.
+
+        Within a hand the engine changes a seat's status only as
+        ``decide_position`` passes it, an exchange only as
+        ``exchange_position`` passes it, and a score only at a trick's end,
+        the winner's; what changes otherwise (all seats folding, the
+        muushig bonus, a round's end) comes with a new hand or the match's
+        end. The equality tests hold this to the reference encoding."""
         hand, x = e.hand, self._x
         if hand is not self._hand or e.stage == OVER:
             self._rewrite(e)
