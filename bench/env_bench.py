@@ -96,19 +96,27 @@ def run_vector(matches: int, num_envs: int) -> int:
     tables = muushig.vector_env(num_envs, seed=0, copy=False)
     _, mask, _ = tables.reset()
     rng = np.random.default_rng(0)
+    first = np.arange(num_envs) * mask.shape[1]  # each row's first flat index
     steps = finished = 0
     inside = 0.0
     clock = time.process_time
     while finished < matches:
-        # A uniform legal index per row: the r-th allowed action, r drawn
-        # below the row's count of allowed ones.
-        drawn = (rng.random(num_envs) * mask.sum(1)).astype(np.int64)
-        actions = (mask.cumsum(1) > drawn[:, None]).argmax(1)
+        # A uniform legal index per row: the flat indices of all allowed
+        # actions, row after row, and in each row's run of them one place
+        # drawn below the row's count. The 0/1 mask is read as booleans,
+        # which NumPy scans in bulk (int8 entries one call each), through
+        # array methods (NumPy's module-level wrappers add Python calls).
+        allowed_rows = mask.view(np.bool_)
+        allowed = allowed_rows.ravel().nonzero()[0]
+        counts = allowed_rows.sum(1)
+        last = counts.cumsum() - 1  # each row's last allowed, in ``allowed``
+        last -= (rng.random(num_envs) * counts).astype(np.intp)
+        actions = allowed[last] - first
         start = clock()
         _, mask, _, _, done = tables.step(actions)
         inside += clock() - start
         steps += num_envs
-        finished += int(done.sum())
+        finished += np.count_nonzero(done)
     STEP_ONLY[num_envs] = max(STEP_ONLY.get(num_envs, 0.0), steps / inside)
     return steps
 

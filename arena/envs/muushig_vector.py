@@ -13,14 +13,17 @@ The single environment (``muushig.env()``) pays PettingZoo's turn
 bookkeeping, two fresh NumPy rows and a Python-level loop around every
 decision: together several times the engine's own step. Here one call
 steps every table once: each table's action is applied as an engine code,
-and the acting seat's observation and mask are described by the same
-:class:`~arena.envs.muushig_face.MuushigFace` that describes the single
-environment's (its kept template, words of bits, a few values, the legal
-actions in chunks of bits), so a table's row is exactly the observation
-the single environment gives that seat. All tables' rows are then written
-at once in NumPy (a gather, an unpack of the bits, an add, a scatter):
-stores item by item from the loop cost as much as the engine's step. The
-loop is compiled with the engine (``setup.py``'s ``HOT_MODULES``).
+and its public row (every feature but the seat's cards, in absolute seat
+order) is brought up to date by the same
+:class:`~arena.envs.muushig_face.MuushigFace` that observes for the single
+environment, which also gives the acting seat's cards and legal actions
+as ints; so a table's row is exactly the observation the single
+environment gives that seat. All tables' rows are then written at once in
+NumPy (a copy of the public rows, one gather that turns the columns
+counted by seat to each acting seat, an unpack of the cards' and legal
+actions' bits): stores item by item from the loop cost as much as the
+engine's step. The loop is compiled with the engine (``setup.py``'s
+``HOT_MODULES``).
 
 Every seat of every table is played by the caller (no house bots): ``seat``
 says whose decision each row is, counted as the engine counts seats; the
@@ -40,18 +43,21 @@ a table's matches are reproducible and can be replayed alone.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 from gymnasium import spaces
 
 from arena.envs.codec import IllegalChoiceError
 from arena.envs.muushig_codec import MuushigCodec
-from arena.envs.muushig_face import BASES, CHUNK, WORDS, MuushigFace, RowParts
-from arena.envs.muushig_layout import N_ACTIONS, N_FEATURES
+from arena.envs.muushig_face import (BASES, CHUNK, TURNED_END as _TURNED_END, TURNED_FIRST as _TURNED, WORDS,
+                                     MuushigFace, rotations)
+from arena.envs.muushig_layout import CARDS as _CARDS, N_ACTIONS, N_FEATURES
 from arena.games.muushig import MuushigEngine
 from arena.games.muushig.events import RoundEnd
 from arena.games.muushig.phases import OVER
+
+_PER_TABLE: Final = 1 + WORDS  # words a table appends: its seat's cards, its chunks of legal actions
 
 
 class MuushigVectorEnv:
@@ -71,26 +77,33 @@ class MuushigVectorEnv:
         self.single_observation_space: spaces.Space = codec.observation_space["observation"]
         self.single_action_space: spaces.Discrete = codec.action_space
         n_seats = self.n_seats
-        # Every table's per-seat kept features, one row per (table, seat):
-        # a step gathers the acting seats' rows into ``obs`` at once.
-        self._templates = np.zeros((num_envs * n_seats, N_FEATURES), dtype=np.float32)
-        self._faces = [MuushigFace(codec, self._templates[i * n_seats:(i + 1) * n_seats])
-                       for i in range(num_envs)]
-        self._first_template = np.arange(num_envs, dtype=np.int64) * n_seats
-        self._template_rows = np.zeros(num_envs, dtype=np.int64)
+        # Every table's public row (absolute seat order, kept up to date by
+        # its face). A step copies them into ``obs`` and turns the columns
+        # counted by seat to each table's acting seat with one gather
+        # through ``_turn``: per (table, seat), the flat public columns of
+        # those of that seat's observation. The other columns are the same
+        # for every seat, and gathering them too cost half again as much.
+        self._public = np.zeros((num_envs, N_FEATURES), dtype=np.float32)
+        self._public_flat = self._public.reshape(-1)
+        self._faces = [MuushigFace(codec, self._public[i]) for i in range(num_envs)]
+        turned = rotations(n_seats)[:, _TURNED:_TURNED_END]
+        self._turn = (np.arange(num_envs, dtype=np.intp)[:, None, None] * N_FEATURES
+                      + turned[None]).reshape(num_envs * n_seats, _TURNED_END - _TURNED)
+        self._first_turn = np.arange(num_envs, dtype=np.intp) * n_seats
+        self._turn_rows = np.zeros(num_envs, dtype=np.intp)
+        self._index = np.zeros((num_envs, _TURNED_END - _TURNED), dtype=np.intp)
+        self._turned = np.zeros((num_envs, _TURNED_END - _TURNED), dtype=np.float32)
         self._obs = np.zeros((num_envs, N_FEATURES), dtype=np.float32)
         self._mask = np.zeros((num_envs, N_ACTIONS), dtype=np.int8)
         self._seat = np.zeros(num_envs, dtype=np.int64)
         self._rewards = np.zeros((num_envs, self.n_seats), dtype=np.float32)
         self._done = np.zeros(num_envs, dtype=np.bool_)
-        # Rows are described in native ints (``RowParts``: per table its
-        # words of feature bits, then its chunks of legal actions) and
-        # written by a few NumPy operations for all tables: an item store
-        # into an array from the loop goes through the buffer protocol
-        # with a boxed value, which cost as much as the engine's step.
-        self._parts = RowParts()
+        # Per table, ``1 + WORDS`` native ints: the acting seat's cards and
+        # the chunks of its legal actions, unpacked for all tables at once
+        # (an item store into an array from the loop goes through the
+        # buffer protocol with a boxed value).
+        self._words: list[int] = []
         self._seats: list[int] = [0] * num_envs
-        self._obs_flat = self._obs.reshape(-1)
         self._mask_chunks = self._mask.reshape(num_envs, WORDS, CHUNK)
         self._r: Any = self._rewards.data.cast("B").cast("f")
         self._d: Any = self._done.data.cast("B")
@@ -117,11 +130,10 @@ class MuushigVectorEnv:
         if seed is not None:
             self._rngs = self._seeded(seed)
         self._engines = [self._deal(i) for i in range(self.num_envs)]
-        parts = self._parts
-        parts.clear()
+        words: list[int] = []
         for i in range(self.num_envs):
-            self._describe(i, self._engines[i], parts)
-        self._write(parts)
+            self._describe(i, self._engines[i], words)
+        self._write(words)
         if self.copy:
             return self._obs.copy(), self._mask.copy(), self._seat.copy()
         return self._obs, self._mask, self._seat
@@ -158,19 +170,18 @@ class MuushigVectorEnv:
             raise IllegalChoiceError(f"actions: one integer index per table, {n} of them; "
                                      f"got an array of shape {given.shape} and type {given.dtype}")
         chosen: list[int] = given.tolist()
-        words = self._parts.words
+        words = self._words
         for i in range(n):
             a = chosen[i]
-            if not 0 <= a < N_ACTIONS or not (words[(2 * i + 1) * WORDS + a // CHUNK] >> (a % CHUNK)) & 1:
-                at = (2 * i + 1) * WORDS
+            if not 0 <= a < N_ACTIONS or not (words[_PER_TABLE * i + 1 + a // CHUNK] >> (a % CHUNK)) & 1:
+                at = _PER_TABLE * i + 1
                 allowed = [b for b in range(N_ACTIONS) if (words[at + b // CHUNK] >> (b % CHUNK)) & 1]
                 raise IllegalChoiceError(f"table {i}: action {a} is not legal now; its mask allows {allowed}")
         return chosen
 
     def _advance(self, chosen: list[int]) -> None:
         engines, r, d, n_seats = self._engines, self._r, self._d, self.n_seats
-        parts = self._parts
-        parts.clear()
+        words: list[int] = []
         for i in range(self.num_envs):
             e = engines[i]
             before = e.round_number
@@ -184,34 +195,37 @@ class MuushigVectorEnv:
                 d[i] = 1
                 self._rewarded = True
                 e = engines[i] = self._deal(i)
-            self._describe(i, e, parts)
-        self._write(parts)
+            self._describe(i, e, words)
+        self._write(words)
 
-    def _describe(self, i: int, e: MuushigEngine, parts: RowParts) -> None:
-        """Table ``i``'s pending decision appended to ``parts``: the acting
-        seat's features, then its legal actions."""
+    def _describe(self, i: int, e: MuushigEngine, words: list[int]) -> None:
+        """Table ``i``'s pending decision: its public row brought up to
+        date, the acting seat's cards and legal actions appended to ``words``."""
         seat = e.current_seat
         assert seat is not None  # a table always owes a decision: a finished match is dealt anew
         face = self._faces[i]
-        face.describe(e, seat, i * N_FEATURES, parts)
-        face.describe_legal(e, parts)
+        face.sync(e)
+        words.append(e.hand.hands[seat])
+        face.describe_legal(e, words)
         self._seats[i] = seat
 
-    def _write(self, parts: RowParts) -> None:
-        """All tables' rows from their descriptions: the kept templates
-        gathered, the words' bits added where the templates hold zeros,
-        the values put in place, the masks' chunks unpacked."""
+    def _write(self, words: list[int]) -> None:
+        """All tables' rows: the public rows turned to their acting seats
+        (one gather), the seats' cards and the masks' chunks unpacked."""
+        self._words = words
         n = self.num_envs
         self._seat[:] = self._seats
-        np.add(self._first_template, self._seat, out=self._template_rows)
+        np.add(self._first_turn, self._seat, out=self._turn_rows)
         # mode="clip": the rows are in range, and "raise" would gather into
         # a buffer first and copy it (three times the cost).
-        np.take(self._templates, self._template_rows, axis=0, out=self._obs, mode="clip")
-        words = np.array(parts.words, dtype="<u8")
-        bits = np.unpackbits(words.view(np.uint8), bitorder="little").reshape(n, 2 * WORDS, 64)
-        self._obs += bits[:, :WORDS].reshape(n, 64 * WORDS)[:, :N_FEATURES]
-        self._obs_flat[parts.at] = parts.values
-        self._mask_chunks[...] = bits[:, WORDS:, :CHUNK]
+        np.take(self._turn, self._turn_rows, axis=0, out=self._index, mode="clip")
+        np.take(self._public_flat, self._index, out=self._turned, mode="clip")
+        np.copyto(self._obs, self._public)
+        self._obs[:, _TURNED:_TURNED_END] = self._turned
+        bits = np.unpackbits(np.array(words, dtype="<u8").view(np.uint8),
+                             bitorder="little").reshape(n, _PER_TABLE, 64)
+        self._obs[:, _CARDS:_CARDS + 32] = bits[:, 0, :32]  # zero in every public row
+        self._mask_chunks[...] = bits[:, 1:, :CHUNK]
 
 
 def vector_env(num_envs: int, *, seed: int | None = None, copy: bool = True, **rules: Any) -> MuushigVectorEnv:
