@@ -240,18 +240,10 @@ class MuushigFace:
         asked = e.current_seat
         to_act = -1 if asked is None else asked
         if to_act != self._to_act:
-            if self._to_act >= 0:
-                x[_TO_ACT + self._to_act] = self._zero
-            if to_act >= 0:
-                x[_TO_ACT + to_act] = self._one
-            self._to_act = to_act
+            self._to_act = self._move_one(_TO_ACT, self._to_act, to_act)
         phase = -1 if asked is None else e.stage
         if phase != self._phase:
-            if self._phase >= 0:
-                x[_PHASE + self._phase] = self._zero
-            if phase >= 0:
-                x[_PHASE + phase] = self._one
-            self._phase = phase
+            self._phase = self._move_one(_PHASE, self._phase, phase)
         limit = hand.exchange_limit if phase == EXCHANGE else 0  # the most the seat to act may discard
         if limit != self._limit:
             x[_SCALARS + 1] = limit / HAND_SIZE
@@ -283,11 +275,17 @@ class MuushigFace:
             self._played = len(played)
         leader = -1 if hand.leader is None else hand.leader
         if leader != self._leader:
-            if self._leader >= 0:
-                x[_LEADER + self._leader] = self._zero
-            if leader >= 0:
-                x[_LEADER + leader] = self._one
-            self._leader = leader
+            self._leader = self._move_one(_LEADER, self._leader, leader)
+
+    def _move_one(self, block: int, was: int, now: int) -> int:
+        """Move a one-hot block's 1 from ``was`` to ``now`` (-1: none);
+        returns ``now``, what the block holds."""
+        x = self._x
+        if was >= 0:
+            x[block + was] = self._zero
+        if now >= 0:
+            x[block + now] = self._one
+        return now
 
     def _rewrite(self, e: MuushigEngine) -> None:
         """The whole row, from a zeroed one: what is fixed for the hand and
