@@ -26,9 +26,10 @@ def sample_entrant(name: str, bot: str = "python_random") -> str:
 
 
 def write_config(folder: Path, entrants: str, *, seed: int = 7, extra: str = "",
-                 name: str = "trust") -> Path:
+                 name: str = "trust", decision_ms: int = 1000) -> Path:
     path = folder / "t.toml"
-    path.write_text(f'name = "{name}"\nseed = {seed}\n{extra}\n[limits]\ndecision_ms = 1000\n'
+    path.write_text(f'name = "{name}"\nseed = {seed}\n{extra}\n[limits]\n'
+                    f'decision_ms = {decision_ms}\n'
                     f'bank_ms = 0\n{entrants}')
     return path
 

@@ -33,11 +33,21 @@ def arena_cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "arena.cli", *args]
 
 
-def cup(folder: Path) -> Path:
-    # Two entrants and house bots: one table's worth, so one process plays
-    # one match at a time and only the workers' own copies play in parallel.
-    return write_config(folder, sample_entrant("w-random") + sample_entrant("w-strong",
-                        "python_heuristic"), extra=RULES + SCHEDULE, name="workers cup")
+def cup(folder: Path, *, held: bool = False) -> Path:
+    """Two entrants and house bots: one table's worth, so one process plays
+    one match at a time and only the workers' own copies play in parallel.
+    ``held``: w-random's copies hold their first decision until both
+    workers' copies have reached theirs, so both workers surely play (the
+    whole cup takes a few seconds, less than a loaded machine may take to
+    start the second worker)."""
+    random_bot = sample_entrant("w-random")
+    if held:
+        random_bot = (f'[[entrant]]\nname = "w-random"\ncommand = ["python", '
+                      f'"{Path(__file__).with_name("rendezvous_bot.py")}", '
+                      f'"{folder / "rendezvous"}", "2"]\n')
+    return write_config(folder, random_bot + sample_entrant("w-strong", "python_heuristic"),
+                        extra=RULES + SCHEDULE, name="workers cup",
+                        decision_ms=90_000 if held else 1000)
 
 
 def run(path: Path, db: "Path | str", *extra: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -134,7 +144,7 @@ def check_played_once(db: Path) -> tuple[str, dict[str | None, int]]:
 
 @pytest.mark.timeout(180)
 def test_two_workers_share_the_schedule_and_play_each_slot_once(tmp_path):
-    done = run(cup(tmp_path), tmp_path / "cup.db", "--workers", "2")
+    done = run(cup(tmp_path, held=True), tmp_path / "cup.db", "--workers", "2")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr
     assert "deal key (revealed" in done.stdout and "w-strong" in done.stdout
@@ -153,7 +163,7 @@ def get_json(url: str) -> dict:
 
 @pytest.mark.timeout(180)
 def test_the_parents_web_follows_the_workers_tables_live(tmp_path):
-    arena = subprocess.Popen(arena_cli("tournament", str(cup(tmp_path)), "--db",
+    arena = subprocess.Popen(arena_cli("tournament", str(cup(tmp_path, held=True)), "--db",
                                        str(tmp_path / "cup.db"), "--port", "0", "--http-port", "0",
                                        "--no-keep-serving", "--workers", "2"),
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
