@@ -187,7 +187,7 @@ async def _first_bot_dead_before_seating(play: asyncio.Future[Any], server: Any,
     timeout and the user waits 30 s for an error."""
     while not play.done() and not server.tables:
         for bot in local.bots.values():
-            if bot.crashes or (bot.process is not None and bot.process.returncode is not None):
+            if bot.crashes:  # counted once its last output is read
                 return bot
         await asyncio.sleep(_BOT_WATCH_S)
     return None

@@ -42,6 +42,8 @@ MAX_LOG_BYTES = 1_000_000  # per file: a chatty bot cannot fill the disk
 LOBBY_LOG = "lobby"
 PROCESS_FILE = "process"
 FAILING_AFTER_EXITS = 3  # exits in a row without playing: the bot counts as failing
+EXIT_POLL_S = 0.1  # how soon a bot's exit is noticed
+LAST_OUTPUT_S = 1.0  # how long what a bot wrote before it exited is still read
 
 
 def process_file(node: str | None) -> str:
@@ -49,6 +51,15 @@ def process_file(node: str | None) -> str:
     several nodes (the workers of one tournament) on one machine share the
     bots' log folder, and each reaps only the leftovers of its own."""
     return PROCESS_FILE if node is None else f"{PROCESS_FILE}.{node}"
+
+
+async def exit_of(proc: asyncio.subprocess.Process) -> int:
+    """The process's exit code once it has exited. Not ``proc.wait()``: that
+    also waits for its output pipe to close, which a helper that left the
+    bot's process group (a daemon) may hold open for good."""
+    while proc.returncode is None:
+        await asyncio.sleep(EXIT_POLL_S)
+    return proc.returncode
 
 
 # Runs in the child before the bot: ask the kernel to SIGKILL it when its
@@ -288,23 +299,26 @@ class LocalBot:
         log.info("local_bot_started", bot=self.name, pid=self.process.pid,
                  command=shlex.join(self.command))
 
-    async def _pump(self, proc: asyncio.subprocess.Process) -> list[bytes]:
-        tail: list[bytes] = []
+    async def _pump(self, proc: asyncio.subprocess.Process, tail: list[bytes]) -> None:
         assert proc.stdout is not None
         while chunk := await proc.stdout.read(65536):
             if self.router is not None:
                 self.router.write(chunk)
-            tail = (tail + chunk.splitlines())[-20:]
+            tail[:] = (tail + chunk.splitlines())[-20:]
             self.recent_output = [line.decode("utf-8", "replace") for line in tail]
-        return tail
 
     async def _watch(self) -> None:
         backoff = 0.2
         while self._wanted and self.process is not None:
             proc = self.process
-            tail = await self._pump(proc)
-            code = await proc.wait()
-            self._kill_group(proc.pid)  # helpers it left behind
+            tail: list[bytes] = []
+            pump = asyncio.get_running_loop().create_task(self._pump(proc, tail))
+            try:
+                code = await exit_of(proc)
+                self._kill_group(proc.pid)  # helpers it left behind
+                await asyncio.wait({pump}, timeout=LAST_OUTPUT_S)
+            finally:
+                pump.cancel()
             if not self._wanted:
                 return
             self.crashes += 1
@@ -333,17 +347,22 @@ class LocalBot:
         if proc is not None and proc.returncode is None:
             self._kill_group(proc.pid, signal.SIGTERM)
             try:
-                await asyncio.wait_for(proc.wait(), grace_s)
+                async with asyncio.timeout(grace_s):
+                    await exit_of(proc)
             except TimeoutError:
                 self._kill_group(proc.pid, signal.SIGKILL)
-                await proc.wait()
+                await exit_of(proc)
         if proc is not None:
             self._kill_group(proc.pid)
         if self._watcher is not None:
-            try:
-                await asyncio.wait_for(self._watcher, grace_s)
-            except (asyncio.CancelledError, Exception):
+            # Not wait_for: a cancellation of this stop (a shutdown) must
+            # reach its caller, not be taken for the watcher's own end.
+            done, _ = await asyncio.wait({self._watcher}, timeout=grace_s)
+            if not done:
                 self._watcher.cancel()
+            elif not self._watcher.cancelled() and self._watcher.exception() is not None:
+                log.warning("local_bot_watch_failed", bot=self.name,
+                            error=repr(self._watcher.exception()))
         if self.log_dir is not None:
             (self.log_dir / self.name / process_file(self.node)).unlink(missing_ok=True)
 

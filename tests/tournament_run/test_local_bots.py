@@ -207,3 +207,78 @@ def test_sigkill_of_the_arena_takes_its_bots_with_it_and_resume_cleans_up(tmp_pa
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+
+
+
+# A bot whose helper leaves its process group (setsid, a daemon) and keeps
+# the bot's output pipe open: the bot's end is not its output's end.
+ESCAPED_HELPER_BOT = """
+import subprocess, sys, time
+helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                          start_new_session=True)
+print("helper", helper.pid, flush=True)
+time.sleep(float(sys.argv[1]))
+sys.exit(3)
+"""
+
+
+async def _helper_of(bot) -> int:
+    async with asyncio.timeout(30):
+        while not any(line.startswith("helper ") for line in bot.recent_output):
+            await asyncio.sleep(0.02)
+    return int(next(line for line in bot.recent_output if line.startswith("helper ")).split()[1])
+
+
+async def _end(bot, helpers: list[int]) -> None:
+    for pid in helpers:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    bot._wanted = False
+    if bot.process is not None and bot.process.returncode is None:
+        bot.process.kill()
+    if bot._watcher is not None:
+        bot._watcher.cancel()
+        await asyncio.gather(bot._watcher, return_exceptions=True)
+
+
+async def test_a_bot_whose_helper_keeps_its_output_open_still_stops(tmp_path):
+    """Before, the stop waited for the bot's output to close, which its
+    escaped helper never does: the arena hung at its end for good."""
+    from arena.server.local_bots import LocalBot
+
+    bot = LocalBot(name="escaper", command=[sys.executable, "-c", ESCAPED_HELPER_BOT, "60"])
+    await bot.start("127.0.0.1", 9, "token")
+    helpers: list[int] = []
+    try:
+        helpers.append(await _helper_of(bot))
+        async with asyncio.timeout(20):  # the grace, then SIGKILL: well inside
+            await bot.stop(grace_s=0.5)
+        assert bot.process is not None and bot.process.returncode is not None
+    finally:
+        await _end(bot, helpers)
+
+
+async def test_a_bot_whose_helper_keeps_its_output_open_is_restarted_when_it_exits(tmp_path):
+    """Its exit is what counts, not its output's end (before, the crash
+    went unnoticed while the helper lived, and the bot never came back)."""
+    from arena.server.local_bots import LocalBot
+
+    bot = LocalBot(name="escaper", command=[sys.executable, "-c", ESCAPED_HELPER_BOT, "0.2"])
+    await bot.start("127.0.0.1", 9, "token")
+    helpers: list[int] = []
+    try:
+        first = bot.process
+        helpers.append(await _helper_of(bot))
+        async with asyncio.timeout(30):
+            while bot.crashes == 0:
+                await asyncio.sleep(0.02)
+        assert bot.last_exit_code == 3
+        async with asyncio.timeout(30):
+            while bot.process is first:
+                await asyncio.sleep(0.02)
+        bot.recent_output = []
+        helpers.append(await _helper_of(bot))  # the new process wrote its own line
+    finally:
+        await _end(bot, helpers)
