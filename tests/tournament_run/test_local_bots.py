@@ -158,10 +158,24 @@ run_bot(lambda phase, legal, state: legal[0])
 """
 
 
-def _start_arena(path: Path, db: Path) -> subprocess.Popen:
-    return subprocess.Popen(arena_cli("tournament", str(path), "--db", str(db), "--port", "0",
-                                      "--no-http"), cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+def _start_arena(path: Path, db: Path, log: Path) -> subprocess.Popen:
+    # Its log is kept, and a SIGABRT makes it print every thread's stack:
+    # an arena that does not stop says where it stands.
+    with log.open("ab") as err:
+        return subprocess.Popen(arena_cli("tournament", str(path), "--db", str(db), "--port",
+                                          "0", "--no-http"), cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=err,
+                                env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+
+
+def _stopped(arena: subprocess.Popen, log: Path, timeout_s: float) -> None:
+    try:
+        arena.wait(timeout_s)
+    except subprocess.TimeoutExpired:
+        arena.send_signal(signal.SIGABRT)
+        arena.wait()
+        raise AssertionError(f"the arena did not stop within {timeout_s:g} s of SIGTERM; its "
+                             f"log:\n{log.read_text(errors='replace')[-6000:]}") from None
 
 
 def _wait_for(predicate, timeout_s: float) -> bool:
@@ -180,7 +194,7 @@ def test_sigkill_of_the_arena_takes_its_bots_with_it_and_resume_cleans_up(tmp_pa
     path = write_config(tmp_path, f'[[entrant]]\nname = "{tag}"\ncommand = ["python", '
                         f'"{script}"]\n' + sample_entrant(tag + "b"))
     db = tmp_path / "a.db"
-    arena = _start_arena(path, db)
+    arena = _start_arena(path, db, tmp_path / "first.log")
     leftovers: list[int] = []
     try:
         assert _wait_for(lambda: len(_pids_of(tag)) >= 2 and _pids_of(tag + "b"), 30)
@@ -193,12 +207,12 @@ def test_sigkill_of_the_arena_takes_its_bots_with_it_and_resume_cleans_up(tmp_pa
                   .endswith(b"spawner.py\0")]
         assert _wait_for(lambda: not any(_alive(p) for p in direct), 5)
         leftovers = [p for p in _pids_of(tag) if _alive(p)]  # the helper it forgot
-        again = _start_arena(path, db)  # resume
+        again = _start_arena(path, db, tmp_path / "again.log")  # resume
         try:
             assert _wait_for(lambda: not any(_alive(p) for p in leftovers), 15)
         finally:
             again.send_signal(signal.SIGTERM)
-            again.wait(30)
+            _stopped(again, tmp_path / "again.log", 30)
     finally:
         if arena.poll() is None:
             arena.kill()
