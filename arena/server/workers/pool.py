@@ -49,6 +49,8 @@ class WorkerState:
     channel: Channel | None = None
     ready: bool = False
     ready_event: asyncio.Event = field(default_factory=asyncio.Event)
+    # Set when this process is replaced by the next (a restart's spawn).
+    replaced: asyncio.Event = field(default_factory=asyncio.Event)
     started_at: float = 0.0
     restarts: int = 0
     pause_s: float = 0.0
@@ -130,7 +132,7 @@ class WorkerPool:
         killed by a signal (an operator, the OOM killer) is being restarted
         like any worker that dies, and its next process is waited for."""
         while True:
-            process = state.process
+            process, replaced = state.process, state.replaced
             await state.ready_event.wait()
             if state.ready:
                 return
@@ -139,8 +141,7 @@ class WorkerPool:
                 raise WorkerStartError(
                     f"worker {state.index} exited with code {code if code is not None else '?'} "
                     "before it was ready (its log lines above say why)")
-            while state.process is process:  # the restart's pause, then its new process
-                await asyncio.sleep(0.05)
+            await replaced.wait()  # the restart's pause, then its new process
 
     async def _spawn(self, state: WorkerState) -> None:
         parent_end, child_end = channel_pair()
@@ -152,6 +153,8 @@ class WorkerPool:
             child_end.close()
         state.ready = False
         state.ready_event = asyncio.Event()
+        state.replaced.set()
+        state.replaced = asyncio.Event()
         state.started_at = time.monotonic()
         state.handed = 0
         state.channel = Channel(parent_end, functools.partial(self._message, state))
