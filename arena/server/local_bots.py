@@ -266,6 +266,7 @@ class LocalBot:
     _env: dict[str, str] = field(default_factory=dict)
     _wanted: bool = False
     _watcher: asyncio.Task[None] | None = None
+    _transport: asyncio.SubprocessTransport | None = None
 
     @property
     def failing(self) -> bool:
@@ -285,10 +286,15 @@ class LocalBot:
         return argv
 
     async def _spawn(self) -> None:
-        self.process = await asyncio.create_subprocess_exec(
+        # create_subprocess_exec by hand, to hold the transport: the watcher
+        # closes it when the bot has exited, whoever still holds its pipe.
+        loop = asyncio.get_running_loop()
+        self._transport, protocol = await loop.subprocess_exec(
+            lambda: asyncio.subprocess.SubprocessStreamProtocol(limit=2**16, loop=loop),
             *self._argv(), cwd=self.cwd, env=self._env, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
             start_new_session=True)
+        self.process = asyncio.subprocess.Process(self._transport, protocol, loop)
         if self.log_dir is not None:
             record = self.log_dir / self.name / process_file(self.node)
             private_dir(self.log_dir)
@@ -310,7 +316,7 @@ class LocalBot:
     async def _watch(self) -> None:
         backoff = 0.2
         while self._wanted and self.process is not None:
-            proc = self.process
+            proc, transport = self.process, self._transport
             tail: list[bytes] = []
             pump = asyncio.get_running_loop().create_task(self._pump(proc, tail))
             try:
@@ -319,6 +325,8 @@ class LocalBot:
                 await asyncio.wait({pump}, timeout=LAST_OUTPUT_S)
             finally:
                 pump.cancel()
+                if transport is not None:
+                    transport.close()  # its pipe too, should a helper outside its group hold it
             if not self._wanted:
                 return
             self.crashes += 1
