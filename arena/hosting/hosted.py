@@ -205,7 +205,8 @@ class HostedBots:
         proc = run.sandbox.process
         if match_id is not None and proc is not None and proc.returncode is None:
             try:
-                await asyncio.wait_for(proc.wait(), LEAVE_GRACE_S)
+                async with asyncio.timeout(LEAVE_GRACE_S):
+                    await proc.wait()
             except TimeoutError:
                 pass  # it did not leave by itself: stopped below
         await run.sandbox.stop()

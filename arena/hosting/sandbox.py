@@ -304,7 +304,8 @@ class Sandbox:
     async def wait(self, timeout_s: float | None = None) -> int:
         assert self.process is not None
         try:
-            return await asyncio.wait_for(self.process.wait(), timeout_s)
+            async with asyncio.timeout(timeout_s):
+                return await self.process.wait()
         except TimeoutError:
             await self.stop()
             raise
@@ -319,7 +320,8 @@ class Sandbox:
                 except ProcessLookupError:
                     break
                 try:
-                    await asyncio.wait_for(proc.wait(), 1.0)
+                    async with asyncio.timeout(1.0):
+                        await proc.wait()
                     break
                 except TimeoutError:
                     continue

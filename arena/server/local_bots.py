@@ -306,10 +306,16 @@ class LocalBot:
                  command=shlex.join(self.command))
 
     async def _pump(self, proc: asyncio.subprocess.Process, tail: list[bytes]) -> None:
+        """Route the bot's output to its log and keep its last lines; a line
+        that arrives in several reads is one line (the last may be open)."""
         assert proc.stdout is not None
+        open_line = False
         while chunk := await proc.stdout.read(65536):
             if self.router is not None:
                 self.router.write(chunk)
+            if open_line:
+                chunk = tail.pop() + chunk
+            open_line = not chunk.endswith((b"\n", b"\r"))
             tail[:] = (tail + chunk.splitlines())[-20:]
             self.recent_output = [line.decode("utf-8", "replace") for line in tail]
 

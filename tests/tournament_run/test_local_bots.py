@@ -292,7 +292,30 @@ async def test_a_bot_whose_helper_keeps_its_output_open_is_restarted_when_it_exi
         async with asyncio.timeout(30):
             while bot.process is first:
                 await asyncio.sleep(0.02)
-        bot.recent_output = []
-        helpers.append(await _helper_of(bot))  # the new process wrote its own line
+        async with asyncio.timeout(30):  # the new process wrote its own line
+            while (second := await _helper_of(bot)) == helpers[0]:
+                await asyncio.sleep(0.02)
+        helpers.append(second)
     finally:
         await _end(bot, helpers)
+
+
+async def test_a_line_written_in_pieces_is_kept_as_one_line(tmp_path):
+    """Bots run unbuffered: a line may come in several reads. Before, each
+    read's pieces were lines of their own in what an author is shown."""
+    from arena.server.local_bots import LocalBot
+
+    script = ("import os, time\n"
+              "for piece in (b'hel', b'lo\\nwor', b'ld'):\n"
+              "    os.write(1, piece)\n"
+              "    time.sleep(0.3)\n"
+              "time.sleep(60)\n")
+    bot = LocalBot(name="pieces", command=[sys.executable, "-c", script])
+    await bot.start("127.0.0.1", 9, "token")
+    try:
+        async with asyncio.timeout(30):
+            while bot.recent_output != ["hello", "world"]:
+                assert bot.recent_output in ([], ["hel"], ["hello", "wor"]), bot.recent_output
+                await asyncio.sleep(0.01)
+    finally:
+        await _end(bot, [])
