@@ -420,7 +420,10 @@
       root.append(el("p", {}, "This viewer draws Muushig tables only; the log is in the API."));
       return;
     }
-    if (detail.embargoed) return;
+    if (detail.embargoed) {  // the page's note says why nothing is drawn
+      root.dataset.embargoed = "true";
+      return;
+    }
     buildControls();
     fillJump();
     index = detail.live ? Math.max(steps.length - 1, 0) : 0;

@@ -366,7 +366,10 @@
       root.append(el("p", { class: "error", role: "alert" }, `Could not load the match: ${e.message}`));
       return;
     }
-    if (detail.embargoed) return;
+    if (detail.embargoed) {  // the page's note says why nothing is drawn
+      root.dataset.embargoed = "true";
+      return;
+    }
     buildControls();
     index = detail.live ? Math.max(deals.length - 1, 0) : 0;
     render();
