@@ -91,7 +91,18 @@ class RevealCourier:
         owed: dict[str, list[str]] = {}
         for match_id, bot in won:
             owed.setdefault(match_id, []).append(bot)
-        messages = await writer.read(_messages, store, list(owed))
+        try:
+            messages = await writer.read(_messages, store, list(owed))
+        except asyncio.CancelledError:
+            # Cancelled between the claim and the send (a runner's poll is
+            # when its tournament ends): the claims go back, or these bots
+            # would never be sent these reveals by any node.
+            try:
+                await writer.call(store.unclaim_reveals, won, self.node)
+            except Exception as exc:  # nothing may stand in for the cancellation
+                log.warning("reveal_claims_kept", node=self.node, claims=len(won),
+                            error=repr(exc))
+            raise
         sent, gone = 0, []
         for match_id, bots in owed.items():
             for bot in bots:

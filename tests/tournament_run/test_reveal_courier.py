@@ -8,6 +8,8 @@ the claim and the send, a reveal lifted a day ago, and a store that fails."""
 
 from __future__ import annotations
 
+import asyncio
+
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -143,6 +145,35 @@ async def test_a_bot_that_leaves_before_the_send_is_owed_it_still(two_nodes):
     assert await _courier(on_a).deliver() == 0 and on_a.sent == []
     on_b = Host(b, {"ann"})  # it reconnects to node B
     assert await _courier(on_b).deliver() == 1 and on_b.sent == [("ann", "m1")]
+
+
+async def test_a_round_cancelled_between_its_claim_and_its_send_gives_the_claims_back(
+        two_nodes):
+    """A runner's reveal poll is cancelled when its tournament ends. Before,
+    a round cancelled while it read the messages it had claimed kept the
+    claims, and those bots were never sent the reveal by any node (seen
+    under load: a duplicate tournament's bots got none of its reveals)."""
+    a, _ = two_nodes
+    reading = asyncio.Event()
+
+    class HeldWriter(DirectWriter):
+        async def read(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+            if getattr(fn, "__name__", "") == "_messages":
+                reading.set()
+                await asyncio.Event().wait()  # the read is under way until cancelled
+            return fn(*args, **kwargs)
+
+    host = Host(a, {"ann", "bob"}, writer=HeldWriter())
+    await _courier(host).lift("cup", ["m1"])
+    round_ = asyncio.create_task(_courier(host).deliver())
+    await reading.wait()
+    round_.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await round_
+    assert host.sent == []
+    host.writer = DirectWriter()
+    assert await _courier(host).deliver() == 2  # the next round sends them
+    assert sorted(host.sent) == [("ann", "m1"), ("bob", "m1")]
 
 
 async def test_a_reveal_lifted_longer_ago_than_the_window_is_left_to_the_api(two_nodes):
