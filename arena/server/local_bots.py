@@ -42,7 +42,6 @@ MAX_LOG_BYTES = 1_000_000  # per file: a chatty bot cannot fill the disk
 LOBBY_LOG = "lobby"
 PROCESS_FILE = "process"
 FAILING_AFTER_EXITS = 3  # exits in a row without playing: the bot counts as failing
-EXIT_POLL_S = 0.1  # how soon a bot's exit is noticed
 LAST_OUTPUT_S = 1.0  # how long what a bot wrote before it exited is still read
 
 
@@ -53,13 +52,19 @@ def process_file(node: str | None) -> str:
     return PROCESS_FILE if node is None else f"{PROCESS_FILE}.{node}"
 
 
-async def exit_of(proc: asyncio.subprocess.Process) -> int:
-    """The process's exit code once it has exited. Not ``proc.wait()``: that
-    also waits for its output pipe to close, which a helper that left the
-    bot's process group (a daemon) may hold open for good."""
-    while proc.returncode is None:
-        await asyncio.sleep(EXIT_POLL_S)
-    return proc.returncode
+class _BotProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """asyncio's protocol for a process with streams, plus an event set the
+    moment the process exits. ``Process.wait()`` also waits for the output
+    pipe to close, which a helper that left the bot's process group (a
+    daemon) may hold open for good; the bot's own exit is what counts."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=2**16, loop=loop)
+        self.exited = asyncio.Event()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        self.exited.set()
 
 
 # Runs in the child before the bot: ask the kernel to SIGKILL it when its
@@ -267,6 +272,8 @@ class LocalBot:
     _wanted: bool = False
     _watcher: asyncio.Task[None] | None = None
     _transport: asyncio.SubprocessTransport | None = None
+    _exited: asyncio.Event | None = None  # set when the current process has exited
+    _stopped: asyncio.subprocess.Process | None = None  # the process stop() ended
 
     @property
     def failing(self) -> bool:
@@ -286,15 +293,16 @@ class LocalBot:
         return argv
 
     async def _spawn(self) -> None:
-        # create_subprocess_exec by hand, to hold the transport: the watcher
-        # closes it when the bot has exited, whoever still holds its pipe.
+        # create_subprocess_exec by hand, to hear the exit itself and to hold
+        # the transport, which the watcher closes once the bot has exited.
         loop = asyncio.get_running_loop()
-        self._transport, protocol = await loop.subprocess_exec(
-            lambda: asyncio.subprocess.SubprocessStreamProtocol(limit=2**16, loop=loop),
+        transport, protocol = await loop.subprocess_exec(
+            lambda: _BotProtocol(loop),
             *self._argv(), cwd=self.cwd, env=self._env, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
             start_new_session=True)
-        self.process = asyncio.subprocess.Process(self._transport, protocol, loop)
+        self._transport, self._exited = transport, protocol.exited
+        self.process = asyncio.subprocess.Process(transport, protocol, loop)
         if self.log_dir is not None:
             record = self.log_dir / self.name / process_file(self.node)
             private_dir(self.log_dir)
@@ -322,19 +330,21 @@ class LocalBot:
     async def _watch(self) -> None:
         backoff = 0.2
         while self._wanted and self.process is not None:
-            proc, transport = self.process, self._transport
+            proc, transport, exited = self.process, self._transport, self._exited
+            assert transport is not None and exited is not None
             tail: list[bytes] = []
             pump = asyncio.get_running_loop().create_task(self._pump(proc, tail))
             try:
-                code = await exit_of(proc)
+                await exited.wait()
+                crashed = self._stopped is not proc  # it went by itself
                 self._kill_group(proc.pid)  # helpers it left behind
                 await asyncio.wait({pump}, timeout=LAST_OUTPUT_S)
             finally:
                 pump.cancel()
-                if transport is not None:
-                    transport.close()  # its pipe too, should a helper outside its group hold it
-            if not self._wanted:
+                transport.close()  # its pipe too, should a helper outside its group hold it
+            if not crashed:
                 return
+            code = proc.returncode
             self.crashes += 1
             self.exits_in_a_row += 1
             self.last_exit_code = self.exit_code = code
@@ -342,6 +352,8 @@ class LocalBot:
             log.warning("local_bot_exited", bot=self.name, code=code, crashes=self.crashes,
                         output=self.stderr_tail[-5:],
                         log=str(self.log_dir / self.name) if self.log_dir else None)
+            if not self._wanted:
+                return
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, 5.0)
             if self._wanted:
@@ -357,15 +369,17 @@ class LocalBot:
     async def stop(self, grace_s: float = STOP_GRACE_S) -> None:
         """SIGTERM to the bot's process group, SIGKILL after ``grace_s``."""
         self._wanted = False
-        proc = self.process
-        if proc is not None and proc.returncode is None:
+        proc, exited = self.process, self._exited
+        # One that has exited already went by itself: its watcher counts it.
+        if proc is not None and exited is not None and proc.returncode is None:
+            self._stopped = proc
             self._kill_group(proc.pid, signal.SIGTERM)
             try:
                 async with asyncio.timeout(grace_s):
-                    await exit_of(proc)
+                    await exited.wait()
             except TimeoutError:
                 self._kill_group(proc.pid, signal.SIGKILL)
-                await exit_of(proc)
+                await exited.wait()
         if proc is not None:
             self._kill_group(proc.pid)
         if self._watcher is not None:

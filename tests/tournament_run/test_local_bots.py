@@ -319,3 +319,23 @@ async def test_a_line_written_in_pieces_is_kept_as_one_line(tmp_path):
                 await asyncio.sleep(0.01)
     finally:
         await _end(bot, [])
+
+
+async def test_a_crash_just_before_the_stop_is_still_counted(tmp_path):
+    """The tournament's last match ends and its bots are stopped: a bot that
+    crashed a moment before, and whose exit its watcher had not seen yet,
+    is counted all the same (before, the stop made it look stopped, and a
+    crashed bot's log folder was not kept)."""
+    from arena.server.local_bots import LocalBot
+
+    bot = LocalBot(name="quitter", command=[
+        sys.executable, "-c", "import sys; print('bye', flush=True); sys.exit(5)"])
+    await bot.start("127.0.0.1", 9, "token")
+    try:
+        async with asyncio.timeout(30):
+            while bot.process is None or bot.process.returncode is None:
+                await asyncio.sleep(0.005)
+        await bot.stop()  # at once: its watcher has not run since the exit
+        assert (bot.crashes, bot.last_exit_code, bot.stderr_tail) == (1, 5, ["bye"])
+    finally:
+        await _end(bot, [])
